@@ -1,0 +1,46 @@
+/**
+ * The sandbox interface: one container per sandbox, with an explicit lifecycle.
+ *
+ * Errors raised (all `SandboxError`, see `errors.ts`):
+ * - `DOCKER_UNREACHABLE` (retryable): the engine does not answer (infra_error).
+ * - `IMAGE_MISSING`: the image is not built; the message names `engiloop images build --only <name>`.
+ * - `CONTAINER_GONE`: the container vanished or died under the episode (infra_error).
+ * - `SANDBOX_IO`: copying files in or out failed.
+ * A command that fails, times out or prints too much is NOT an error: it is a `CommandResult`.
+ */
+import type { CommandResult } from '../../streams/events.js';
+
+export interface SandboxCreateOptions {
+  /** Sandbox name within the task (e.g. `main`). */
+  name: string;
+  image: string;
+  workdir: string;
+  cpus: number;
+  memoryMb: number;
+  pids: number;
+  /** Labels for finding the container again (run id, episode id). */
+  labels?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface ExecOptions {
+  /** Killed past this, with `timedOut: true` in the result. */
+  timeoutMs: number;
+  /** Bytes kept of each of stdout and stderr; past it `truncated: true`. */
+  outputCapBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface Sandbox extends AsyncDisposable {
+  readonly name: string;
+  readonly containerId: string;
+  readonly workdir: string;
+  /** Runs a bash command in the workdir through the persistent shell. */
+  exec(command: string, opts: ExecOptions): Promise<CommandResult>;
+  /** Writes files into the workspace (paths relative to the workdir). */
+  putFiles(files: { dest: string; content: Buffer }[]): Promise<void>;
+  /** Reads a file from the workspace; `null` when it does not exist or is not a regular file. */
+  getFile(path: string): Promise<Buffer | null>;
+  /** Stops the shell and removes the container and its workspace volume. Idempotent. */
+  close(): Promise<void>;
+}

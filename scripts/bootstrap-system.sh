@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs and starts what engiloop needs from the operating system, skipping what is present:
+#   - Docker engine (Debian's docker.io) and a running dockerd
+#   - debootstrap (the base sandbox image is built from a minbase Debian root)
+#   - nats-server 2.10+ from Debian trixie through an apt pin (bookworm's 2.9 lacks sync_interval)
+# Idempotent; needs root. Exit codes: 0 ready, 1 an install step failed, 2 dockerd did not come up.
+set -euo pipefail
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+if [ "$(id -u)" != 0 ]; then log "must run as root (it uses apt-get and starts dockerd)"; exit 1; fi
+
+apt_updated=0
+apt_update() { if [ "$apt_updated" = 0 ]; then log "apt-get update"; apt-get update -qq; apt_updated=1; fi; }
+
+# --- nats-server from trixie, pinned so nothing else is pulled from trixie ---
+nats_ok() { command -v nats-server >/dev/null && nats-server --version | grep -Eq 'v2\.(1[0-9]|[2-9][0-9])'; }
+if ! nats_ok; then
+  if [ ! -f /etc/apt/sources.list.d/engiloop-trixie.sources ]; then
+    log "adding Debian trixie (pinned to priority 100) for nats-server 2.10"
+    cat > /etc/apt/sources.list.d/engiloop-trixie.sources <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    cat > /etc/apt/preferences.d/engiloop-trixie <<'PIN'
+Package: *
+Pin: release n=trixie
+Pin-Priority: 100
+PIN
+    apt_updated=0
+  fi
+  apt_update
+  log "installing nats-server from trixie"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t trixie --no-install-recommends nats-server >/dev/null
+  # The Debian package starts a system service; engiloop runs its own servers.
+  (systemctl disable --now nats-server 2>/dev/null || service nats-server stop 2>/dev/null || true) >/dev/null
+fi
+log "nats-server: $(nats-server --version)"
+
+# --- Docker engine and debootstrap ---
+pkgs=()
+command -v dockerd >/dev/null || pkgs+=(docker.io)
+command -v debootstrap >/dev/null || pkgs+=(debootstrap)
+if [ ${#pkgs[@]} -gt 0 ]; then
+  apt_update
+  log "installing ${pkgs[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  if [ -n "${DOCKER_HOST:-}" ]; then log "DOCKER_HOST=$DOCKER_HOST does not answer"; exit 2; fi
+  log "starting dockerd (log: /var/log/engiloop-dockerd.log)"
+  nohup dockerd >/var/log/engiloop-dockerd.log 2>&1 &
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  docker info >/dev/null 2>&1 || { log "dockerd did not come up; see /var/log/engiloop-dockerd.log"; tail -20 /var/log/engiloop-dockerd.log >&2; exit 2; }
+fi
+log "docker: $(docker version --format '{{.Server.Version}}' 2>/dev/null)"

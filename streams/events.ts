@@ -1,0 +1,153 @@
+/**
+ * Episode events: the stored format of an episode. A typed, versioned union; every
+ * nondeterministic input (clock reading, observation, agent output, exit code) arrives as one of these.
+ *
+ * WARNING: this is a stored format. Change a type only with a version bump and an upcaster in
+ * `upcast.ts`; logs written today must still fold after the change.
+ */
+import type { Action, Task } from '../tasks/index.js';
+
+/** Current schema version written by this build. */
+export const EVENT_VERSION = 1 as const;
+
+/** Fields every event carries. */
+export interface EventBase {
+  /** Schema version of this event's shape. */
+  v: number;
+  /** Wall-clock time in ms since the epoch, read by the runner (the machine never reads a clock). */
+  at: number;
+}
+
+/** Error as data: what enters the log is never a thrown object. */
+export interface ErrorData {
+  code: string;
+  message: string;
+  retryable?: boolean;
+}
+
+/** Output of one command, or a reference to it in the object store when large. */
+export interface CommandResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  durationMs: number;
+  /** Output went past the cap and was cut. */
+  truncated: boolean;
+  /** The command ran past its timeout and was killed. */
+  timedOut: boolean;
+  /** SHA-256 digests of the full stdout/stderr in the object store, when either exceeded 64 KiB. */
+  blobs?: { stdout?: string; stderr?: string };
+}
+
+/** The agent's output as parsed by the harness. */
+export type Decision =
+  | { kind: 'act'; actions: Action[] }
+  | { kind: 'done'; message?: string }
+  | { kind: 'fail'; reason: string }
+  | { kind: 'invalid'; error: string };
+
+/** One verdict on one criterion. */
+export interface VerdictData {
+  criterion: string;
+  verifier: string;
+  role: 'check' | 'feasibility' | 'quality';
+  passed: boolean;
+  /** Score in [0, 1]: 1/0 for checks; continuous for quality criteria. */
+  score: number;
+  measured?: unknown;
+  expected?: unknown;
+  tolerance?: unknown;
+  reason: string;
+}
+
+export type EpisodeStatus = 'done' | 'failed' | 'limit' | 'infra_error';
+
+/** Start of an episode: the full task snapshot so the log stands alone. */
+export interface EpisodeStarted extends EventBase {
+  type: 'episode.started';
+  episodeId: string;
+  runId: string;
+  /** The validated task, defaults resolved. */
+  task: Task;
+  /** Agent spec, e.g. `scripted` or `scripted:defect=wrong-width`. */
+  agent: string;
+}
+
+export interface SandboxProvisioned extends EventBase {
+  type: 'sandbox.provisioned';
+  /** Sandbox name → container id. */
+  sandboxes: Record<string, string>;
+}
+
+export interface ObservationRecorded extends EventBase {
+  type: 'observation.recorded';
+  /** The round this observation feeds into (1-based). */
+  round: number;
+  /** Text shown to the agent. */
+  text: string;
+  /** Screenshot digest in the object store (GUI tasks). */
+  screenshot?: string;
+}
+
+export interface AgentDecided extends EventBase {
+  type: 'agent.decided';
+  round: number;
+  /** The agent's raw output, as returned. */
+  raw: unknown;
+  decision: Decision;
+  latencyMs: number;
+}
+
+export interface ActionExecuted extends EventBase {
+  type: 'action.executed';
+  round: number;
+  /** Position of the action within the round's batch. */
+  index: number;
+  action: Action;
+  result: CommandResult;
+}
+
+export interface VerificationCompleted extends EventBase {
+  type: 'verification.completed';
+  verdicts: VerdictData[];
+  /** Task score in [0, 1] by the task's scoring rule. */
+  score: number;
+  passed: boolean;
+  /** Deliverable path → SHA-256 of the artifact in the object store (absent when missing). */
+  artifacts: Record<string, string | null>;
+}
+
+/** A fault of the harness or infrastructure; never scored as an agent failure. */
+export interface InfraFailed extends EventBase {
+  type: 'infra.failed';
+  error: ErrorData;
+  /** State the episode was in when the fault happened. */
+  during: string;
+}
+
+/** Terminal record: written once the machine reached a final state. */
+export interface EpisodeEnded extends EventBase {
+  type: 'episode.ended';
+  status: EpisodeStatus;
+  score: number | null;
+  rounds: number;
+  /** SHA-256 of the machine's persisted final snapshot (checked by fold). */
+  snapshotDigest: string;
+}
+
+export type EpisodeEvent =
+  | EpisodeStarted
+  | SandboxProvisioned
+  | ObservationRecorded
+  | AgentDecided
+  | ActionExecuted
+  | VerificationCompleted
+  | InfraFailed
+  | EpisodeEnded;
+
+export type EpisodeEventType = EpisodeEvent['type'];
+
+/** Distributes Omit over the union so each member keeps its own fields. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event before the runner stamps `v` and `at`. */
+export type EventDraft = DistributiveOmit<EpisodeEvent, 'v' | 'at'>;

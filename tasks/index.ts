@@ -1,0 +1,13 @@
+export {
+  ActionSchema,
+  TaskSchema,
+  DefectSchema,
+  SolutionStepSchema,
+  defaultMaxRounds,
+  taskJsonSchema,
+  type Action,
+  type Task,
+  type TaskInput,
+  type Defect,
+  type SolutionStep,
+} from './schema.js';

@@ -1,0 +1,169 @@
+/**
+ * The task format: what a `task.yaml` may hold. Data, validated with zod; `taskJsonSchema()` exports
+ * the same rules as JSON Schema so editors can check YAML as it is typed (`engiloop schema`).
+ */
+import { z } from 'zod';
+
+const relPath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
+    message: 'must be a relative path inside the task folder or workspace (no leading "/", no "..")',
+  });
+
+/** One thing an agent can do. CLI tasks use `shell`; GUI tasks the computer-use actions. */
+export const ActionSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('shell'),
+    /** Shell command run by bash in the sandbox's workdir. */
+    command: z.string().min(1),
+    /** Sandbox to run in; defaults to the task's first sandbox. */
+    sandbox: z.string().optional(),
+    /** Overrides the task's per-action timeout, in seconds. */
+    timeout_sec: z.number().positive().optional(),
+  }),
+  z.object({ type: z.literal('click'), x: z.number(), y: z.number(), button: z.enum(['left', 'right', 'middle']).optional() }),
+  z.object({ type: z.literal('double_click'), x: z.number(), y: z.number() }),
+  z.object({ type: z.literal('move'), x: z.number(), y: z.number() }),
+  z.object({ type: z.literal('drag'), from: z.tuple([z.number(), z.number()]), to: z.tuple([z.number(), z.number()]) }),
+  z.object({ type: z.literal('scroll'), x: z.number(), y: z.number(), dx: z.number(), dy: z.number() }),
+  z.object({ type: z.literal('key'), keys: z.string().min(1) }),
+  z.object({ type: z.literal('type'), text: z.string() }),
+  z.object({ type: z.literal('wait'), seconds: z.number().nonnegative() }),
+]);
+export type Action = z.infer<typeof ActionSchema>;
+
+/** One round of a scripted solution: an action, or a batch of actions played in one round. */
+export const SolutionStepSchema = z.union([ActionSchema, z.array(ActionSchema).min(1)]);
+export type SolutionStep = z.infer<typeof SolutionStepSchema>;
+
+export const SandboxSpecSchema = z.object({
+  /** Local image tag, e.g. `engiloop/cli:latest` (built by `engiloop images build`). */
+  image: z.string().min(1),
+  workdir: z.string().startsWith('/').default('/workspace'),
+  resources: z
+    .object({
+      cpus: z.number().positive().max(64).default(1),
+      memory_mb: z.number().int().min(64).default(1024),
+      pids: z.number().int().min(16).default(256),
+    })
+    .default({ cpus: 1, memory_mb: 1024, pids: 256 }),
+});
+
+export const DeliverableSchema = z.object({
+  /** Path relative to the sandbox workdir. */
+  path: relPath,
+  /** Declared format, checked by the `file` verifier (stl, cir, v, step, dxf, …). */
+  format: z.string().min(1),
+  sandbox: z.string().optional(),
+  /** Stage name: verified when the stage's artifact appears (see durable episodes). */
+  stage: z.string().optional(),
+});
+
+export const CriterionSchema = z.object({
+  /** Stable id, named in verdicts and defect expectations. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, "-" or "_"'),
+  /** Registered verifier name, e.g. `stl.geometry` (see `engiloop verifiers`). */
+  verifier: z.string().min(1),
+  /** Deliverable path this criterion reads; the verifier reopens it. */
+  deliverable: z.string().optional(),
+  /**
+   * `check`: binary pass/fail (binary tasks). `feasibility`: a gate of a quantitative task.
+   * `quality`: the continuous score in [0, 1] of a quantitative task.
+   */
+  role: z.enum(['check', 'feasibility', 'quality']).default('check'),
+  params: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const TaskSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and "-"'),
+    title: z.string().min(1),
+    domain: z.enum(['cad', 'cae', 'cam', 'bim', 'eda', 'viz']),
+    type: z.enum([
+      'single-software',
+      'multi-software',
+      'software-selection',
+      'quantitative-design',
+      'image-based-modeling',
+      'open-ended',
+    ]),
+    interface: z.enum(['cli', 'gui']),
+    /** The text the agent sees. */
+    objective: z.string().min(1),
+    inputs: z
+      .object({
+        /** Files copied into the workspace: `src` in the task folder → `dest` in the workdir. */
+        files: z.array(z.object({ src: relPath, dest: relPath.optional(), sandbox: z.string().optional() })).default([]),
+        /** Reference images shown to the agent. */
+        reference_images: z.array(relPath).default([]),
+      })
+      .default({ files: [], reference_images: [] }),
+    environment: z.object({
+      sandboxes: z
+        .record(z.string().regex(/^[a-z][a-z0-9-]*$/), SandboxSpecSchema)
+        .refine((s) => Object.keys(s).length > 0, 'at least one sandbox is needed'),
+    }),
+    limits: z
+      .object({
+        /** Default: 100 (cli) / 200 (gui); 150 / 300 for multi-software and open-ended tasks. */
+        max_rounds: z.number().int().positive().optional(),
+        action_timeout_sec: z.number().positive().default(60),
+        wall_clock_sec: z.number().positive().default(3600),
+        /** Bytes kept of each of stdout and stderr per command. */
+        output_cap_bytes: z.number().int().positive().default(64 * 1024),
+      })
+      .default({ action_timeout_sec: 60, wall_clock_sec: 3600, output_cap_bytes: 65536 }),
+    history_window: z.number().int().positive().default(15),
+    deliverables: z.array(DeliverableSchema).min(1),
+    scoring: z.enum(['binary', 'quantitative']).default('binary'),
+    criteria: z.array(CriterionSchema).min(1),
+    /** Reference solution: one entry per round, played by the scripted agent. */
+    reference: z.array(SolutionStepSchema).min(1),
+  })
+  .superRefine((t, ctx) => {
+    const names = Object.keys(t.environment.sandboxes);
+    const ids = new Set<string>();
+    t.criteria.forEach((c, i) => {
+      if (ids.has(c.id)) ctx.addIssue({ code: 'custom', path: ['criteria', i, 'id'], message: `duplicate id "${c.id}"` });
+      ids.add(c.id);
+      if (c.deliverable !== undefined && !t.deliverables.some((d) => d.path === c.deliverable))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['criteria', i, 'deliverable'],
+          message: `"${c.deliverable}" is not a declared deliverable (declared: ${t.deliverables.map((d) => d.path).join(', ')})`,
+        });
+    });
+    if (t.scoring === 'quantitative' && !t.criteria.some((c) => c.role === 'quality'))
+      ctx.addIssue({ code: 'custom', path: ['criteria'], message: 'a quantitative task needs a criterion with role "quality"' });
+    t.deliverables.forEach((d, i) => {
+      if (d.sandbox !== undefined && !names.includes(d.sandbox))
+        ctx.addIssue({ code: 'custom', path: ['deliverables', i, 'sandbox'], message: `unknown sandbox "${d.sandbox}" (have: ${names.join(', ')})` });
+    });
+  });
+
+/** A task as written in task.yaml (before defaults are resolved). */
+export type TaskInput = z.input<typeof TaskSchema>;
+/** A task after validation, with every default filled in. */
+export type Task = z.infer<typeof TaskSchema> & { limits: { max_rounds: number } };
+
+/** A defect variant: a solution that must fail, and the criteria it must fail on. */
+export const DefectSchema = z.object({
+  description: z.string().min(1),
+  /** Criterion ids that must fail (score 0 / not passed) for this variant. */
+  fails: z.array(z.string()).min(1),
+  actions: z.array(SolutionStepSchema).min(1),
+});
+export type Defect = z.infer<typeof DefectSchema>;
+
+/** Default decision limit per the EngiWorld protocol. */
+export function defaultMaxRounds(t: Pick<Task, 'interface' | 'type'>): number {
+  const long = t.type === 'multi-software' || t.type === 'open-ended';
+  if (t.interface === 'gui') return long ? 300 : 200;
+  return long ? 150 : 100;
+}
+
+/** JSON Schema for task.yaml, for editors (`# yaml-language-server: $schema=…`). */
+export function taskJsonSchema(): unknown {
+  return z.toJSONSchema(TaskSchema, { io: 'input', unrepresentable: 'any' });
+}

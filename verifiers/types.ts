@@ -1,0 +1,69 @@
+/**
+ * The verifier interface. A verifier reopens a delivered artifact with a real parser (or a real app
+ * in a fresh tool container) and returns a verdict: passed/score, measured, expected, tolerance and a
+ * reason a person can read. A missing, empty, corrupt or wrong-format file is a failing verdict with
+ * that reason, never a throw or a hang.
+ */
+
+/** A command run in a fresh, hardened, network-less container (used by verifiers that need an app). */
+export interface ToolRequest {
+  /** Image tag, e.g. `engiloop/cli:latest`. */
+  image: string;
+  /** bash command, run in /workspace. */
+  command: string;
+  /** Files copied into /workspace before the command: host path → path relative to /workspace. */
+  files: { hostPath: string; dest: string }[];
+  timeoutMs: number;
+  /** Paths relative to /workspace to bring back after the command (missing ones are omitted). */
+  collect?: string[];
+}
+
+export interface ToolResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** Collected files, by the relative path asked for. */
+  files: Record<string, Buffer>;
+}
+
+export type RunTool = (req: ToolRequest, signal?: AbortSignal) => Promise<ToolResult>;
+
+/** What a verifier is given. */
+export interface VerifierContext {
+  /** Host directory holding the delivered artifacts at their deliverable paths. */
+  artifactsDir: string;
+  /** Host directory of the task (hidden testbenches and references live under it). */
+  taskDir: string;
+  /** Runs an app in a fresh tool container. */
+  runTool: RunTool;
+  signal?: AbortSignal;
+}
+
+/** The criterion as the verifier sees it. */
+export interface CriterionInput {
+  id: string;
+  deliverable?: string;
+  role: 'check' | 'feasibility' | 'quality';
+  params: Record<string, unknown>;
+}
+
+/** A verifier's answer on one criterion. */
+export interface Verdict {
+  passed: boolean;
+  /** In [0, 1]. Checks and feasibility gates: 1 or 0. Quality: continuous. */
+  score: number;
+  measured?: unknown;
+  expected?: unknown;
+  tolerance?: unknown;
+  /** A sentence a person can read: what was measured against what, and why it passed or failed. */
+  reason: string;
+}
+
+export interface Verifier {
+  /** Registered name used in task.yaml, e.g. `stl.geometry`. */
+  name: string;
+  /** One line for `engiloop verifiers`. */
+  description: string;
+  verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict>;
+}
