@@ -83,8 +83,13 @@ export interface ObservationRecorded extends EventBase {
   type: 'observation.recorded';
   /** The round this observation feeds into (1-based). */
   round: number;
-  /** Text shown to the agent. */
+  /** Text shown to the agent (only a leading preview when `textBlob` is set). */
   text: string;
+  /**
+   * SHA-256 of the full text in the object store, when it exceeded 64 KiB (see `blobs.ts`
+   * `externalize`). Added without a version bump: optional, and absent in every older event.
+   */
+  textBlob?: string;
   /** Screenshot digest in the object store (GUI tasks). */
   screenshot?: string;
 }

@@ -4,6 +4,7 @@
  * reason a person can read. A missing, empty, corrupt or wrong-format file is a failing verdict with
  * that reason, never a throw or a hang.
  */
+import type { ZodType } from 'zod';
 
 /** A command run in a fresh, hardened, network-less container (used by verifiers that need an app). */
 export interface ToolRequest {
@@ -46,6 +47,8 @@ export interface CriterionInput {
   deliverable?: string;
   role: 'check' | 'feasibility' | 'quality';
   params: Record<string, unknown>;
+  /** Declared format of the deliverable in task.yaml (e.g. `stl`), when the caller knows it. */
+  format?: string;
 }
 
 /** A verifier's answer on one criterion. */
@@ -63,6 +66,8 @@ export interface Verdict {
 export interface Verifier {
   /** Registered name used in task.yaml, e.g. `stl.geometry`. */
   name: string;
+  /** Schema of the criterion's `params`; checked when tasks load, so a bad param fails early. */
+  params: ZodType;
   /** One line for `engiloop verifiers`. */
   description: string;
   verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict>;

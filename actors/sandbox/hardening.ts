@@ -44,7 +44,8 @@ export function hardenedContainerOptions(o: HardenedOptions): Docker.ContainerCr
       NanoCpus: Math.round(o.cpus * 1e9),
       PidsLimit: o.pids,
       Tmpfs: { '/tmp': 'rw,exec,nosuid,size=512m,mode=1777' },
-      Mounts: [{ Type: 'volume', Target: o.workdir }],
+      // An empty Source makes an anonymous volume (removed with the container by `v: true`).
+      Mounts: [{ Type: 'volume', Source: '', Target: o.workdir }],
       AutoRemove: false,
       Init: true,
     },

@@ -1,0 +1,101 @@
+/** `engiloop events <episode>`, `engiloop results <run>`, `engiloop runs`. */
+import type { Command } from 'commander';
+import type { EpisodeEvent } from '../../../streams/events.js';
+import type { EpisodeResult } from '../../episode/index.js';
+import type { RunSummary } from '../../run/index.js';
+import { CliExit, EXIT } from '../exit.js';
+import { openStreams, type StreamsEnv } from '../streams-env.js';
+import { fmtMs, resultsReport, table } from '../table.js';
+
+const one = (s: string, n = 90) => s.replace(/\s+/g, ' ').slice(0, n);
+
+/** A short human summary of an event, for the table. */
+export function summarizeEvent(e: EpisodeEvent): string {
+  switch (e.type) {
+    case 'episode.started':
+      return `task ${e.task.id} (${e.task.domain}/${e.task.type}), agent ${e.agent}, max ${e.task.limits.max_rounds} rounds`;
+    case 'sandbox.provisioned':
+      return Object.entries(e.sandboxes).map(([k, v]) => `${k}=${v.slice(0, 12)}`).join(' ');
+    case 'observation.recorded':
+      return `round ${e.round}: ${one(e.text)}`;
+    case 'agent.decided':
+      return `round ${e.round}: ${e.decision.kind === 'act' ? e.decision.actions.map((a) => (a.type === 'shell' ? one(a.command, 60) : a.type)).join(' ; ') : e.decision.kind === 'invalid' ? `INVALID ${one(e.decision.error, 70)}` : e.decision.kind.toUpperCase()} (${e.latencyMs} ms)`;
+    case 'action.executed':
+      return `round ${e.round}.${e.index}: exit ${e.result.exitCode ?? '-'}${e.result.timedOut ? ' TIMEOUT' : ''}${e.result.truncated ? ' CUT' : ''} ${e.result.durationMs} ms ${one(e.result.stderr || e.result.stdout, 60)}`;
+    case 'verification.completed':
+      return `score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'not passed'}: ${e.verdicts.map((v) => `${v.criterion}=${v.passed ? 'ok' : 'FAIL'}`).join(' ')}`;
+    case 'infra.failed':
+      return `${e.error.code} during ${e.during}: ${one(e.error.message)}`;
+    case 'episode.ended':
+      return `${e.status}, score ${e.score ?? '—'}, ${e.rounds} rounds`;
+  }
+}
+
+async function withStreams<T>(fn: (s: StreamsEnv) => Promise<T>): Promise<T> {
+  const s = await openStreams().catch((e: Error) => {
+    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
+  });
+  try {
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+export function inspectCommands(program: Command): void {
+  program
+    .command('events')
+    .description("print an episode's event log as a table, or --json")
+    .argument('<episode>', 'episode id (see the results table or `engiloop results <run> --json`)')
+    .option('--json', 'one JSON object per event (with stream sequence)')
+    .action((id: string, o: { json?: boolean }) =>
+      withStreams(async (s) => {
+        const raw = await s.log.readRaw(id);
+        if (raw.length === 0) {
+          const near = (await s.log.listEpisodes(id.slice(0, 8))).slice(0, 5);
+          throw new CliExit(EXIT.BAD_INPUT, `no events for episode "${id}"${near.length ? ` (similar: ${near.join(', ')})` : ''}`);
+        }
+        const events = await s.log.read(id);
+        if (o.json) {
+          events.forEach((e, i) => console.log(JSON.stringify({ seq: raw[i]!.seq, ...e })));
+          return;
+        }
+        const t0 = events[0]!.at;
+        console.log(table(['seq', 'n', '+time', 'type', 'summary'], events.map((e, i) => [String(raw[i]!.seq), String(i + 1), fmtMs(e.at - t0), e.type, summarizeEvent(e)])));
+      }),
+    );
+  program
+    .command('results')
+    .description('print the results table and EngiScore of a run')
+    .argument('<run>', 'run id printed by `engiloop run`')
+    .option('--json', 'the stored results record')
+    .action((runId: string, o: { json?: boolean }) =>
+      withStreams(async (s) => {
+        const rec = await s.runs.get(runId);
+        if (!rec) throw new CliExit(EXIT.BAD_INPUT, `no run "${runId}" (list them with: engiloop runs)`);
+        if (!rec.finished) {
+          console.log(`run ${runId} has not finished: ${rec.started.episodes.length} episode(s) planned, started ${new Date(rec.started.startedAt).toISOString()}`);
+          return;
+        }
+        const r = rec.finished.results as { results: EpisodeResult[]; summary: RunSummary };
+        if (o.json) console.log(JSON.stringify(rec.finished.results, null, 2));
+        else console.log(resultsReport(r.results, r.summary));
+      }),
+    );
+  program
+    .command('runs')
+    .description('list recorded runs, newest first')
+    .action(() =>
+      withStreams(async (s) => {
+        const ids = await s.runs.list();
+        const rows: string[][] = [];
+        for (const id of ids.slice(0, 50)) {
+          const r = await s.runs.get(id);
+          if (!r) continue;
+          const sum = (r.finished?.results as { summary?: RunSummary } | undefined)?.summary;
+          rows.push([id, new Date(r.started.startedAt).toISOString(), r.started.suite, r.started.agent, String(r.started.episodes.length), sum?.engiScore == null ? (r.finished ? '—' : 'running') : sum.engiScore.toFixed(1)]);
+        }
+        console.log(table(['run', 'started', 'suite', 'agent', 'episodes', 'EngiScore'], rows));
+      }),
+    );
+}

@@ -1,0 +1,109 @@
+/** `engiloop run <task-dir|suite-dir>`: runs episodes with live progress, then the results table. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { loadSuite } from '../../../tasks/index.js';
+import { validateAgentSpec } from '../../agents/index.js';
+import { verifyTask, type EpisodeDeps } from '../../episode/index.js';
+import { engiloopHome } from '../../paths.js';
+import { newRunId, planEpisodes, runSuite } from '../../run/index.js';
+import { DockerSandboxProvider, createRunTool } from '../../sandbox/index.js';
+import { CliExit, EXIT } from '../exit.js';
+import { ProgressView } from '../progress.js';
+import { openStreams } from '../streams-env.js';
+import { resultsReport } from '../table.js';
+import { checkCriterion } from './tasks.js';
+
+interface RunFlags {
+  agent: string;
+  concurrency: string;
+  repeat: string;
+  json?: string | boolean;
+}
+
+function positiveInt(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliExit(EXIT.BAD_INPUT, `--${name} must be a whole number ≥ 1 (got "${v}")`);
+  return n;
+}
+
+export function runCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run episodes of a task or a suite of tasks, each in its own sandboxes')
+    .argument('<path>', 'task folder (with task.yaml) or suite folder')
+    .option('-a, --agent <spec>', 'agent: "scripted" (reference solution) or "scripted:<defect>"', 'scripted')
+    .option('-c, --concurrency <n>', 'episodes at once', '1')
+    .option('-r, --repeat <k>', 'episodes per task', '1')
+    .option('--json [file]', 'write machine-readable results to stdout, or to a file')
+    .addHelpText('after', '\nExit codes: 0 all episodes ran (whatever they scored), 1 an episode ended in infra_error,\n2 bad input, 3 NATS or Docker unusable.')
+    .action(async (path: string, f: RunFlags) => {
+      const concurrency = positiveInt('concurrency', f.concurrency);
+      const repeat = positiveInt('repeat', f.repeat);
+      try {
+        validateAgentSpec(f.agent);
+      } catch (e) {
+        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
+      }
+      const { tasks, errors } = await loadSuite(path, { checkCriterion });
+      for (const e of errors) console.error(`skipping invalid task: ${e.message}`);
+      if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${path}`);
+
+      const streams = await openStreams().catch((e: Error) => {
+        throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
+      });
+      const provider = new DockerSandboxProvider();
+      const ac = new AbortController();
+      let interrupts = 0;
+      const onSigint = () => {
+        if (++interrupts > 1) process.exit(130);
+        console.error('\ninterrupted: stopping episodes and removing their containers (Ctrl-C again to quit now)');
+        ac.abort();
+      };
+      process.on('SIGINT', onSigint);
+      process.on('SIGTERM', onSigint);
+      try {
+        const orphans = await provider.removeOrphans().catch(() => 0);
+        if (orphans) console.error(`removed ${orphans} container(s) left by a crashed run`);
+        const runId = newRunId();
+        const runDir = join(engiloopHome(), 'runs', runId);
+        const plan = planEpisodes(runId, tasks, repeat);
+        await streams.runs.start(runId, { suite: path, agent: f.agent, episodes: plan.map((p) => p.episodeId), startedAt: Date.now() });
+        console.error(`run ${runId}: ${plan.length} episode(s), agent ${f.agent}, concurrency ${concurrency} — events in ${streams.where}`);
+        const deps: EpisodeDeps = {
+          openLog: (id) => streams.log.writer(id),
+          blobs: streams.blobs,
+          sandboxes: provider,
+          runTool: createRunTool(provider),
+          verify: verifyTask,
+        };
+        const view = new ProgressView();
+        const run = await runSuite(tasks, deps, {
+          runId,
+          agent: f.agent,
+          concurrency,
+          repeat,
+          runDir,
+          signal: ac.signal,
+          onProgress: (p) => view.update(p),
+        });
+        view.close();
+        const record = { runId, suite: path, agent: f.agent, results: run.results, summary: run.summary, invalidTasks: errors.map((e) => e.message) };
+        await streams.runs.finish(runId, record);
+        await mkdir(runDir, { recursive: true });
+        await writeFile(join(runDir, 'results.json'), JSON.stringify(record, null, 2));
+        // With --json on stdout, the table goes to stderr so stdout stays parseable.
+        const say = f.json === true ? console.error : console.log;
+        console.error('');
+        say(resultsReport(run.results, run.summary));
+        say(`\nrun ${runId} — results: engiloop results ${runId}; events: engiloop events <episode>; artifacts: ${runDir}`);
+        if (f.json === true) process.stdout.write(JSON.stringify(record, null, 2) + '\n');
+        else if (typeof f.json === 'string') await writeFile(f.json, JSON.stringify(record, null, 2));
+        process.exitCode = errors.length ? EXIT.BAD_INPUT : run.summary.byStatus['infra_error'] ? EXIT.INFRA : EXIT.OK;
+      } finally {
+        process.off('SIGINT', onSigint);
+        process.off('SIGTERM', onSigint);
+        await streams.close();
+      }
+    });
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/** The `engiloop` command. Every subcommand has --help; exit codes are in `exit.ts`. */
+import { Command, CommanderError } from 'commander';
+import { EngiloopError } from '../../machines/errors.js';
+import { initTelemetry } from '../telemetry.js';
+import { inspectCommands } from './commands/inspect.js';
+import { miscCommands } from './commands/misc.js';
+import { runCommand } from './commands/run.js';
+import { tasksCommands } from './commands/tasks.js';
+import { CliExit, EXIT } from './exit.js';
+
+const program = new Command()
+  .name('engiloop')
+  .description('Benchmark AI agents on real engineering software: event-sourced episodes in Docker sandboxes.')
+  .version('0.1.0')
+  .showHelpAfterError()
+  .exitOverride()
+  .addHelpText(
+    'after',
+    '\nEnvironment: NATS_URL (default: an embedded nats-server, store in $ENGILOOP_HOME/nats),\nDOCKER_HOST (default: the local socket), ENGILOOP_HOME (default ~/.engiloop), OTEL_* (telemetry).',
+  );
+runCommand(program);
+tasksCommands(program);
+inspectCommands(program);
+miscCommands(program);
+
+const shutdown = await initTelemetry();
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) {
+    process.exitCode = e.exitCode === 0 ? EXIT.OK : EXIT.BAD_INPUT;
+  } else if (e instanceof CliExit) {
+    console.error(`engiloop: ${e.message}`);
+    process.exitCode = e.code;
+  } else if (e instanceof EngiloopError) {
+    console.error(`engiloop: ${e.message}`);
+    process.exitCode = e.code === 'TASK_INVALID' ? EXIT.BAD_INPUT : EXIT.ENV;
+  } else {
+    console.error(e);
+    process.exitCode = EXIT.ENV;
+  }
+} finally {
+  await shutdown();
+}

@@ -1,0 +1,15 @@
+export { runEpisode } from './run-episode.js';
+export { snapshotDigest, stableStringify } from './digest.js';
+export { formatResult, observationText } from './observe.js';
+export { RecordingError } from './errors.js';
+export type {
+  EpisodeDeps,
+  EpisodeOptions,
+  EpisodeResult,
+  EpisodeProgress,
+  EventSink,
+  BlobSink,
+  SandboxFactory,
+  VerifyFn,
+} from './ports.js';
+export { verifyTask } from './verify-task.js';

@@ -1,0 +1,80 @@
+/**
+ * What the episode runner needs from the outside, as small structural interfaces, so the real
+ * implementations (JetStream log, object store, Docker, verifiers) plug in and tests can pick.
+ */
+import type { ErrorData, EpisodeEvent, EpisodeStatus, VerdictData } from '../../streams/events.js';
+import type { LoadedTask } from '../../tasks/index.js';
+import type { RunTool } from '../../verifiers/types.js';
+import type { Agent } from '../agents/index.js';
+import type { Sandbox, SandboxCreateOptions } from '../sandbox/types.js';
+
+/** Appends events of one episode (fenced: a second writer is rejected). */
+export interface EventSink {
+  append(event: EpisodeEvent): Promise<unknown>;
+}
+
+/** Content-addressed blob storage; returns the SHA-256 hex digest. */
+export interface BlobSink {
+  put(bytes: Uint8Array): Promise<string>;
+}
+
+export interface SandboxFactory {
+  create(opts: SandboxCreateOptions): Promise<Sandbox>;
+}
+
+/** Verifies delivered artifacts against the task's criteria and scores them. */
+export type VerifyFn = (
+  lt: LoadedTask,
+  ctx: { artifactsDir: string; runTool: RunTool; signal?: AbortSignal },
+) => Promise<{ verdicts: VerdictData[]; score: number; passed: boolean }>;
+
+/** Live progress of one episode. */
+export interface EpisodeProgress {
+  episodeId: string;
+  taskId: string;
+  state: string;
+  round: number;
+  maxRounds: number;
+  lastAction: string | null;
+  elapsedMs: number;
+}
+
+export interface EpisodeDeps {
+  /** Makes the writer for one episode's subject. */
+  openLog(episodeId: string): EventSink | Promise<EventSink>;
+  blobs: BlobSink;
+  sandboxes: SandboxFactory;
+  runTool: RunTool;
+  verify: VerifyFn;
+  /** Clock; injected so tests can drive it. */
+  now?: () => number;
+}
+
+export interface EpisodeOptions {
+  episodeId: string;
+  runId: string;
+  agent: Agent;
+  /** Host folder where delivered artifacts are copied for verification. */
+  artifactsDir: string;
+  signal?: AbortSignal;
+  onProgress?: (p: EpisodeProgress) => void;
+}
+
+/** The result of one episode, as the results table and `--json` show it. */
+export interface EpisodeResult {
+  episodeId: string;
+  taskId: string;
+  agent: string;
+  status: EpisodeStatus;
+  /** Null for infra_error: never scored. */
+  score: number | null;
+  passed: boolean;
+  rounds: number;
+  durationMs: number;
+  verdicts: VerdictData[];
+  error: ErrorData | null;
+  /** Digest of the final machine snapshot (null when the log could not be written). */
+  snapshotDigest: string | null;
+  /** Events appended. */
+  events: number;
+}

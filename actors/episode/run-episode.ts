@@ -1,0 +1,144 @@
+/**
+ * Runs one episode: the machine decides, the effects act, and every outcome is appended to the
+ * log before the machine sees it. Containers are removed on every exit path.
+ */
+import type { Span } from '@opentelemetry/api';
+import { initialSnapshot, stateName, step, toErrorData, type Effect, type EpisodeSnapshot } from '../../machines/index.js';
+import { decodeEvent, encodeEvent } from '../../streams/codec.js';
+import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/events.js';
+import type { LoadedTask } from '../../tasks/index.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { endSpan, startSpan } from '../telemetry.js';
+import { snapshotDigest } from './digest.js';
+import * as fx from './effects.js';
+import { RecordingError } from './errors.js';
+import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
+
+function describeAction(e: EpisodeEvent): string | null {
+  if (e.type === 'action.executed') return e.action.type === 'shell' ? e.action.command.split('\n')[0]!.slice(0, 60) : e.action.type;
+  if (e.type === 'agent.decided' && e.decision.kind !== 'act') return e.decision.kind.toUpperCase();
+  return null;
+}
+
+/** Runs `lt` once with `opts.agent`; never throws for agent or infrastructure faults. */
+export async function runEpisode(lt: LoadedTask, deps: EpisodeDeps, opts: EpisodeOptions): Promise<EpisodeResult> {
+  const now = deps.now ?? Date.now;
+  const t0 = now();
+  const { task } = lt;
+  const sandboxes = new Map<string, Sandbox>();
+  const span = startSpan('episode', { 'engiloop.task': task.id, 'engiloop.episode': opts.episodeId, 'engiloop.agent': opts.agent.name });
+  const scope: fx.EffectScope = { lt, deps, opts, sandboxes, span };
+  let snap: EpisodeSnapshot = initialSnapshot();
+  let count = 0;
+  let lastAction: string | null = null;
+  let roundSpan: Span | undefined;
+  let logError: unknown = null;
+  let digest: string | null = null;
+  const queue: Effect[] = [];
+
+  const progress = () =>
+    opts.onProgress?.({
+      episodeId: opts.episodeId,
+      taskId: task.id,
+      state: stateName(snap),
+      round: snap.context.round,
+      maxRounds: task.limits.max_rounds,
+      lastAction,
+      elapsedMs: now() - t0,
+    });
+
+  const emit = async (draft: EventDraft): Promise<void> => {
+    // What the machine sees is exactly what a later process decodes from the log.
+    const event = decodeEvent(encodeEvent({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent));
+    const sink = await sinkP;
+    try {
+      await sink.append(event);
+    } catch (e) {
+      throw new RecordingError('LOG_WRITE_FAILED', `cannot append to episode ${opts.episodeId}: ${(e as Error).message}`, { cause: e });
+    }
+    count++;
+    const r = step(snap, event);
+    snap = r.snapshot;
+    queue.push(...r.effects);
+    lastAction = describeAction(event) ?? lastAction;
+    progress();
+  };
+  const sinkP = Promise.resolve(deps.openLog(opts.episodeId));
+
+  const run = async (effect: Effect): Promise<void> => {
+    const ctx = snap.context;
+    switch (effect) {
+      case 'provision':
+        return emit(await fx.provision(scope));
+      case 'observe':
+        if (roundSpan) endSpan(roundSpan);
+        roundSpan = startSpan('round', { 'engiloop.task': task.id, 'engiloop.round': ctx.round + 1 }, span);
+        return emit(await fx.observe(scope, ctx));
+      case 'decide':
+        return emit(await fx.decide(scope, ctx, opts.agent, roundSpan ?? span));
+      case 'execute':
+        while (stateName(snap) === 'acting' && snap.context.executed < snap.context.pending.length) {
+          const index = snap.context.executed;
+          const action = snap.context.pending[index]!;
+          const result = await fx.execute(scope, action, snap.context.round, roundSpan ?? span);
+          await emit({ type: 'action.executed', round: snap.context.round, index, action, result });
+        }
+        return;
+      case 'verify':
+        if (roundSpan) endSpan(roundSpan);
+        roundSpan = undefined;
+        return emit(await fx.verify(scope));
+      case 'finish':
+        digest = snapshotDigest(snap);
+        return emit({
+          type: 'episode.ended',
+          status: snap.context.status ?? 'infra_error',
+          score: snap.context.status === 'infra_error' ? null : (snap.context.verification?.score ?? 0),
+          rounds: snap.context.round,
+          snapshotDigest: digest,
+        });
+    }
+  };
+
+  try {
+    await emit({ type: 'episode.started', episodeId: opts.episodeId, runId: opts.runId, task, agent: opts.agent.name });
+    while (queue.length > 0) {
+      const effect = queue.shift()!;
+      try {
+        if (opts.signal?.aborted && effect !== 'finish')
+          throw Object.assign(new Error('the run was interrupted'), { code: 'ABORTED' });
+        await run(effect);
+      } catch (e) {
+        if (e instanceof RecordingError) throw e;
+        if (stateName(snap) === 'infra_error' || snap.status === 'done') throw e;
+        const data = toErrorData(e);
+        if ((e as { code?: unknown }).code === 'ABORTED') data.code = 'ABORTED';
+        await emit({ type: 'infra.failed', error: data, during: stateName(snap) });
+      }
+    }
+  } catch (e) {
+    logError = e;
+  } finally {
+    if (roundSpan) endSpan(roundSpan);
+    await Promise.allSettled([...sandboxes.values()].map((sb) => sb.close()));
+  }
+
+  const c = snap.context;
+  const status = logError || !c.status ? 'infra_error' : c.status;
+  span.setAttributes({ 'engiloop.status': status, 'engiloop.rounds': c.round });
+  endSpan(span, logError ?? undefined);
+  return {
+    episodeId: opts.episodeId,
+    taskId: task.id,
+    agent: opts.agent.name,
+    status,
+    score: status === 'infra_error' ? null : (c.verification?.score ?? 0),
+    passed: status !== 'infra_error' && (c.verification?.passed ?? false),
+    rounds: c.round,
+    durationMs: now() - t0,
+    verdicts: c.verification?.verdicts ?? [],
+    error: logError ? toErrorData(logError) : c.error ? { code: c.error.code, message: c.error.message } : null,
+    snapshotDigest: logError ? null : digest,
+    events: count,
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * The sandbox images engiloop builds locally (no registry is reachable). Each has a folder under
+ * deploy/images/<name>/; `base` is made by debootstrap + docker import, the rest by Dockerfile.
+ */
+export interface ImageDef {
+  /** Short name for `--only`. */
+  name: string;
+  tag: string;
+  kind: 'debootstrap' | 'dockerfile';
+  /** For Dockerfile images: the image built FROM (must be built first). */
+  from?: string;
+}
+
+export const IMAGES: readonly ImageDef[] = [
+  { name: 'base', tag: 'engiloop/base:bookworm', kind: 'debootstrap' },
+  { name: 'cli', tag: 'engiloop/cli:latest', kind: 'dockerfile', from: 'base' },
+];
+
+/** The build command a user should run for a missing image. */
+export function buildCommandFor(tag: string): string {
+  const def = IMAGES.find((i) => i.tag === tag || i.tag.split(':')[0] === tag.split(':')[0]);
+  return def ? `engiloop images build --only ${def.name}` : 'engiloop images build';
+}

@@ -1,0 +1,4 @@
+export { runSuite, planEpisodes, type SuiteRun, type SuiteRunOptions } from './run-suite.js';
+export { summarize, type RunSummary } from './summary.js';
+export { newRunId, episodeId } from './ids.js';
+export { pool } from './pool.js';

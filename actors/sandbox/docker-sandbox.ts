@@ -1,0 +1,67 @@
+/**
+ * A `Sandbox` backed by one hardened container and its persistent shell.
+ */
+import type Docker from 'dockerode';
+import type { CommandResult } from '../../streams/events.js';
+import { asyncDispose } from './dispose.js';
+import { statusOf, toSandboxError } from './docker-errors.js';
+import { getFile, putFiles, type FilesHost } from './files.js';
+import type { PersistentShell } from './shell.js';
+import type { ExecOptions, Sandbox } from './types.js';
+
+/** Made by `DockerSandboxProvider.create`; see `Sandbox` for the contract and errors. */
+export class DockerSandbox implements Sandbox {
+  private closing: Promise<void> | undefined;
+  private readonly host: FilesHost;
+
+  constructor(
+    readonly name: string,
+    readonly workdir: string,
+    private readonly docker: Docker,
+    private readonly container: Docker.Container,
+    private readonly shell: PersistentShell,
+  ) {
+    this.host = { docker, container, workdir };
+  }
+
+  get containerId(): string {
+    return this.container.id;
+  }
+
+  exec(command: string, opts: ExecOptions): Promise<CommandResult> {
+    return this.shell.run(command, opts);
+  }
+
+  putFiles(files: { dest: string; content: Buffer }[]): Promise<void> {
+    return putFiles(this.host, files);
+  }
+
+  getFile(path: string): Promise<Buffer | null> {
+    return getFile(this.host, path);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.removeContainer();
+    return this.closing;
+  }
+
+  [asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private async removeContainer(): Promise<void> {
+    this.shell.close();
+    try {
+      await this.container.remove({ force: true, v: true });
+    } catch (err) {
+      // Already gone (404) or already being removed (409): the goal is reached.
+      const s = statusOf(err);
+      if (s === 404 || s === 409) return;
+      throw toSandboxError(err, {
+        docker: this.docker,
+        doing: `removing sandbox ${this.name}`,
+        fallback: 'SANDBOX_IO',
+      });
+    }
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The Docker sandbox provider: checks the engine and images, creates hardened sandboxes, and
+ * removes containers left behind by dead engiloop processes.
+ */
+import { hostname } from 'node:os';
+import Docker from 'dockerode';
+import { describeEndpoint, statusOf, toSandboxError } from './docker-errors.js';
+import { DockerSandbox } from './docker-sandbox.js';
+import { SandboxError } from './errors.js';
+import { LABEL, hardenedContainerOptions } from './hardening.js';
+import { PersistentShell } from './shell.js';
+import type { Sandbox, SandboxCreateOptions } from './types.js';
+
+/** Label naming the host whose process created the container (pids mean nothing elsewhere). */
+export const HOST_LABEL = `${LABEL}.host`;
+/** Label holding the pid of the creating process (set by `hardenedContainerOptions`). */
+export const PID_LABEL = `${LABEL}.pid`;
+
+export interface DockerSandboxProviderOptions {
+  /** Engine client; default `new Docker()`, which honours `DOCKER_HOST`. */
+  docker?: Docker;
+}
+
+export interface RemoveOrphansOptions {
+  /** Also remove containers created by this very process. Default false: they may be in use. */
+  includeOwn?: boolean;
+  /** Only consider containers carrying all these labels (e.g. one test's label). */
+  labels?: Record<string, string>;
+}
+
+/** True when a process with this pid exists on this host (EPERM: exists, owned by someone else). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Creates and cleans up Docker sandboxes. Never pulls: a missing image is `IMAGE_MISSING`.
+ *
+ * @example
+ * const provider = new DockerSandboxProvider();
+ * await provider.ping();
+ * await using sb = await provider.create({ name: 'main', image: 'engiloop/cli:latest',
+ *   workdir: '/workspace', cpus: 1, memoryMb: 1024, pids: 256 });
+ * const r = await sb.exec('openscad --version', { timeoutMs: 10_000, outputCapBytes: 65_536 });
+ */
+export class DockerSandboxProvider {
+  readonly docker: Docker;
+
+  constructor(opts: DockerSandboxProviderOptions = {}) {
+    this.docker = opts.docker ?? new Docker();
+  }
+
+  /** Throws `DOCKER_UNREACHABLE` (naming the socket or host) unless the engine answers. */
+  async ping(): Promise<void> {
+    try {
+      await this.docker.ping();
+    } catch (err) {
+      throw new SandboxError(
+        'DOCKER_UNREACHABLE',
+        `Docker engine at ${describeEndpoint(this.docker)} does not answer: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** Throws `IMAGE_MISSING` (naming the build command) unless `tag` exists locally. */
+  async ensureImage(tag: string): Promise<void> {
+    try {
+      await this.docker.getImage(tag).inspect();
+    } catch (err) {
+      throw toSandboxError(err, {
+        docker: this.docker,
+        doing: `inspecting image ${tag}`,
+        image: tag,
+        fallback: 'DOCKER_UNREACHABLE',
+      });
+    }
+  }
+
+  /**
+   * Creates, starts and opens the shell of a hardened container. If any step after creation fails
+   * the container is removed before the error is thrown.
+   */
+  async create(opts: SandboxCreateOptions): Promise<Sandbox> {
+    opts.signal?.throwIfAborted();
+    const docker = this.docker;
+    const labels = { [`${LABEL}.sandbox`]: opts.name, [HOST_LABEL]: hostname(), ...opts.labels };
+    let container: Docker.Container;
+    try {
+      // `opts.name` is the sandbox's name within the task, not a container name: those must be unique.
+      const { image, workdir, cpus, memoryMb, pids } = opts;
+      container = await docker.createContainer(
+        hardenedContainerOptions({ image, workdir, cpus, memoryMb, pids, labels }),
+      );
+    } catch (err) {
+      throw toSandboxError(err, {
+        docker,
+        doing: `creating sandbox ${opts.name}`,
+        image: opts.image,
+        fallback: 'SANDBOX_IO',
+      });
+    }
+    const shell = new PersistentShell({ docker, container, workdir: opts.workdir });
+    try {
+      await container.start();
+      opts.signal?.throwIfAborted();
+      await shell.start();
+      opts.signal?.throwIfAborted();
+      return new DockerSandbox(opts.name, opts.workdir, docker, container, shell);
+    } catch (err) {
+      shell.close();
+      await container.remove({ force: true, v: true }).catch(() => undefined);
+      if (opts.signal?.aborted && err === opts.signal.reason) throw err;
+      throw toSandboxError(err, {
+        docker,
+        doing: `starting sandbox ${opts.name}`,
+        container: container.id,
+        fallback: 'SANDBOX_IO',
+      });
+    }
+  }
+
+  /**
+   * Removes (with their volumes) engiloop containers whose creating process is dead on this host.
+   * Containers of this process are kept unless `includeOwn`; containers of other hosts are kept.
+   * Returns how many were removed.
+   */
+  async removeOrphans(opts: RemoveOrphansOptions = {}): Promise<number> {
+    const filters = [LABEL, ...Object.entries(opts.labels ?? {}).map(([k, v]) => `${k}=${v}`)];
+    const doing = 'removing orphaned sandboxes';
+    let list: Docker.ContainerInfo[];
+    try {
+      list = await this.docker.listContainers({ all: true, filters: { label: filters } });
+    } catch (err) {
+      throw toSandboxError(err, { docker: this.docker, doing, fallback: 'DOCKER_UNREACHABLE' });
+    }
+    const me = hostname();
+    let removed = 0;
+    for (const c of list) {
+      const pid = Number(c.Labels[PID_LABEL]);
+      if (!Number.isInteger(pid) || pid <= 0) continue;
+      const host = c.Labels[HOST_LABEL];
+      if (host !== undefined && host !== me) continue;
+      if (pid === process.pid ? !opts.includeOwn : isAlive(pid)) continue;
+      try {
+        await this.docker.getContainer(c.Id).remove({ force: true, v: true });
+        removed++;
+      } catch (err) {
+        const s = statusOf(err);
+        if (s === 404 || s === 409) continue; // removed meanwhile by someone else
+        throw toSandboxError(err, { docker: this.docker, doing, fallback: 'DOCKER_UNREACHABLE' });
+      }
+    }
+    return removed;
+  }
+}

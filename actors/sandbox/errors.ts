@@ -1,0 +1,55 @@
+/**
+ * Sandbox errors. Every failure of the sandbox layer is a `SandboxError` with one of four codes;
+ * callers branch on the predicates, never on messages. A command that fails is not an error.
+ */
+import { EngiloopError, hasCode } from '../../machines/errors.js';
+
+/** The stable codes a `SandboxError` carries. */
+export type SandboxErrorCode = 'DOCKER_UNREACHABLE' | 'IMAGE_MISSING' | 'CONTAINER_GONE' | 'SANDBOX_IO';
+
+/** A failure of the Docker sandbox layer (an infrastructure fault, never the agent's). */
+export class SandboxError extends EngiloopError {
+  override readonly name: string = 'SandboxError';
+  declare readonly code: SandboxErrorCode;
+
+  constructor(code: SandboxErrorCode, message: string, opts: { cause?: unknown } = {}) {
+    // Only an unreachable engine can come back by itself; the others need a fix or a new sandbox.
+    super(code, message, { cause: opts.cause, retryable: code === 'DOCKER_UNREACHABLE' });
+  }
+}
+
+/**
+ * The fix for a missing image, as a command a person can paste.
+ * @example imageBuildHint('engiloop/cli:latest') // 'engiloop images build --only cli'
+ */
+export function imageBuildHint(tag: string): string {
+  const m = /^engiloop\/([^:@]+)/.exec(tag);
+  return m ? `engiloop images build --only ${m[1]}` : `docker build or docker load ${tag} (engiloop never pulls)`;
+}
+
+/** Builds the `IMAGE_MISSING` error for `tag`, naming the build command. */
+export function imageMissing(tag: string, cause?: unknown): SandboxError {
+  return new SandboxError('IMAGE_MISSING', `Image ${tag} is not present locally. Fix: ${imageBuildHint(tag)}`, {
+    cause,
+  });
+}
+
+/** True when the Docker engine could not be reached (retryable). */
+export function isDockerUnreachable(err: unknown): err is SandboxError {
+  return hasCode(err, 'DOCKER_UNREACHABLE');
+}
+
+/** True when the image of a sandbox is not built. */
+export function isImageMissing(err: unknown): err is SandboxError {
+  return hasCode(err, 'IMAGE_MISSING');
+}
+
+/** True when the container vanished or stopped under a running episode. */
+export function isContainerGone(err: unknown): err is SandboxError {
+  return hasCode(err, 'CONTAINER_GONE');
+}
+
+/** True when copying files in or out of a sandbox failed (or a path was refused). */
+export function isSandboxIo(err: unknown): err is SandboxError {
+  return hasCode(err, 'SANDBOX_IO');
+}

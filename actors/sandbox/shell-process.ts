@@ -1,0 +1,109 @@
+/**
+ * The long-lived bash behind a persistent shell: one `docker exec` with stdin attached (hijacked
+ * connection, no TTY) whose stdout and stderr are demultiplexed and handed to whoever listens.
+ */
+import { Writable, type Duplex } from 'node:stream';
+import type Docker from 'dockerode';
+
+/** Receives the shell's output while a command runs; output with no sink is dropped. */
+export interface ShellSink {
+  stdout(chunk: Buffer): void;
+  stderr(chunk: Buffer): void;
+  /** The exec ended: bash exited, was killed, or the container stopped. */
+  closed(): void;
+}
+
+/** Prefix of every sentinel line; the nonce after it is fresh per command. */
+export const SENTINEL_PREFIX = '__ENGILOOP_';
+
+/** Commands longer than this go through a file in /tmp: one argv string may not pass 128 KiB. */
+const MAX_INLINE = 100_000;
+
+/**
+ * Defines `__engi NONCE SECS B64` in the shell. It decodes the command, runs it in a child bash
+ * (so `exit`, `cd` or `set -e` cannot touch the shell) under `timeout` with stdin from /dev/null,
+ * then writes the sentinel with the exit code on stdout and a sentinel on stderr.
+ */
+export const SHELL_PRELUDE = `__engi() {
+  local c rc f
+  c=$(printf %s "$3" | base64 -d) || c='exit 126'
+  if [ \${#c} -lt ${MAX_INLINE} ]; then
+    timeout -k 2 "$2" bash -c "$c" </dev/null
+    rc=$?
+  else
+    f="/tmp/.engiloop-$1.sh"
+    printf %s "$c" >"$f"
+    timeout -k 2 "$2" bash "$f" </dev/null
+    rc=$?
+    rm -f "$f"
+  fi
+  printf '${SENTINEL_PREFIX}%s__ %d\\n' "$1" "$rc"
+  printf '${SENTINEL_PREFIX}%s__\\n' "$1" >&2
+}
+`;
+
+function forward(fn: (chunk: Buffer) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      fn(chunk);
+      cb();
+    },
+  });
+}
+
+/** One running bash exec. Create with `ShellProcess.spawn`. */
+export class ShellProcess {
+  /** Current listener; set by the command in flight. */
+  sink: ShellSink | null = null;
+  /** True once the exec's connection ended; a dead process is never reused. */
+  dead = false;
+  /** PID of bash inside the container; a `docker exec` process leads its own session. */
+  pid = 0;
+
+  private constructor(private readonly stream: Duplex) {}
+
+  /** Starts `bash` as uid 1000 in `workdir`. Throws dockerode's errors unchanged. */
+  static async spawn(docker: Docker, container: Docker.Container, workdir: string): Promise<ShellProcess> {
+    const exec = await container.exec({
+      Cmd: ['bash', '--noprofile', '--norc'],
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      User: '1000:1000',
+      WorkingDir: workdir,
+    });
+    const stream = await exec.start({ hijack: true, stdin: true });
+    const p = new ShellProcess(stream);
+    docker.modem.demuxStream(
+      stream,
+      forward((c) => p.sink?.stdout(c)),
+      forward((c) => p.sink?.stderr(c)),
+    );
+    const gone = (): void => {
+      if (p.dead) return;
+      p.dead = true;
+      p.sink?.closed();
+    };
+    stream.on('end', gone);
+    stream.on('close', gone);
+    stream.on('error', gone);
+    return p;
+  }
+
+  /** Writes to bash's stdin. */
+  send(text: string): void {
+    if (!this.dead) this.stream.write(text);
+  }
+
+  /** Closes stdin: bash exits after the current line. */
+  end(): void {
+    this.stream.end();
+  }
+
+  /** Drops the connection at once. */
+  destroy(): void {
+    this.dead = true;
+    this.stream.destroy();
+  }
+}

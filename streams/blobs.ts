@@ -1,0 +1,134 @@
+/**
+ * Content-addressed blobs in the JetStream Object Store bucket `engiloop-blobs`, and moving large
+ * command outputs and observation texts out of events into it.
+ */
+import { createHash } from 'node:crypto';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
+import type { EpisodeEvent } from './events.js';
+import { BlobDigestError, BlobNotFoundError } from './errors.js';
+
+/** Object Store bucket holding blobs. */
+export const BLOB_BUCKET = 'engiloop-blobs';
+/** Texts longer than this many UTF-8 bytes leave the event (default of {@link externalize}). */
+export const BLOB_INLINE_LIMIT = 64 * 1024;
+/** UTF-8 bytes kept inline as a preview when a text is externalised. */
+export const BLOB_PREVIEW_BYTES = 16 * 1024;
+
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/** SHA-256 of `bytes`, lowercase hex. */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Blobs named by the SHA-256 of their bytes; a put of existing content uploads nothing. */
+export class BlobStore {
+  constructor(readonly os: ObjectStore) {}
+
+  /** Opens (creating if needed) the file-backed bucket. */
+  static async open(nc: NatsConnection | JetStreamClient, bucket = BLOB_BUCKET): Promise<BlobStore> {
+    return new BlobStore(await new Objm(nc).create(bucket, { storage: StorageType.File }));
+  }
+
+  /** Stores `bytes` under their digest (skipped when present); returns the digest. */
+  async put(bytes: Uint8Array): Promise<string> {
+    const digest = sha256Hex(bytes);
+    const info = await this.os.info(digest);
+    if (!info || info.deleted) await this.os.putBlob({ name: digest }, bytes);
+    return digest;
+  }
+
+  /** True when an object named `digest` exists. */
+  async has(digest: string): Promise<boolean> {
+    const info = await this.os.info(digest);
+    return !!info && !info.deleted;
+  }
+
+  /**
+   * The bytes stored under `digest`, after checking they hash to it.
+   *
+   * @throws BlobNotFoundError `BLOB_NOT_FOUND` when absent (or `digest` is not 64 hex chars).
+   * @throws BlobDigestError `BLOB_DIGEST_MISMATCH` when the bytes do not hash to `digest`.
+   */
+  async get(digest: string): Promise<Buffer> {
+    if (!DIGEST.test(digest)) throw new BlobNotFoundError(digest);
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await this.os.getBlob(digest);
+    } catch (err) {
+      // The client checks its own chunk digest; a failure there is corruption too.
+      throw new BlobDigestError(digest, null, { cause: err });
+    }
+    if (!bytes) throw new BlobNotFoundError(digest);
+    const actual = sha256Hex(bytes);
+    if (actual !== digest) throw new BlobDigestError(digest, actual);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** Stores a UTF-8 text; returns its digest. */
+  putText(text: string): Promise<string> {
+    return this.put(Buffer.from(text, 'utf8'));
+  }
+
+  /** Reads a UTF-8 text stored by {@link putText}. */
+  async getText(digest: string): Promise<string> {
+    return (await this.get(digest)).toString('utf8');
+  }
+}
+
+/** Options of {@link externalize}. */
+export interface ExternalizeOptions {
+  /** Texts longer than this many UTF-8 bytes move to the store. Default {@link BLOB_INLINE_LIMIT}. */
+  limit?: number;
+  /** UTF-8 bytes kept inline. Default {@link BLOB_PREVIEW_BYTES} (capped at `limit`). */
+  previewBytes?: number;
+}
+
+/**
+ * Moves large texts out of an event before it is appended: `action.executed` stdout/stderr (digests
+ * in `result.blobs`) and `observation.recorded` text (digest in `textBlob`). The inline text keeps a
+ * leading preview. Other events, and texts within the limit, are returned unchanged. Never mutates.
+ */
+export async function externalize(event: EpisodeEvent, blobs: BlobStore, opts: ExternalizeOptions = {}): Promise<EpisodeEvent> {
+  const limit = opts.limit ?? BLOB_INLINE_LIMIT;
+  const keep = Math.min(opts.previewBytes ?? BLOB_PREVIEW_BYTES, limit);
+  const big = (s: string): boolean => Buffer.byteLength(s, 'utf8') > limit;
+  if (event.type === 'action.executed') {
+    const { stdout, stderr } = event.result;
+    if (!big(stdout) && !big(stderr)) return event;
+    const result = { ...event.result, blobs: { ...event.result.blobs } };
+    if (big(stdout)) [result.stdout, result.blobs.stdout] = [preview(stdout, keep), await blobs.putText(stdout)];
+    if (big(stderr)) [result.stderr, result.blobs.stderr] = [preview(stderr, keep), await blobs.putText(stderr)];
+    return { ...event, result };
+  }
+  if (event.type === 'observation.recorded' && big(event.text)) {
+    return { ...event, text: preview(event.text, keep), textBlob: await blobs.putText(event.text) };
+  }
+  return event;
+}
+
+/** Restores the full texts that {@link externalize} moved out (digests are kept). Never mutates. */
+export async function internalize(event: EpisodeEvent, blobs: BlobStore): Promise<EpisodeEvent> {
+  if (event.type === 'action.executed' && event.result.blobs) {
+    const { stdout, stderr } = event.result.blobs;
+    const result = { ...event.result };
+    if (stdout) result.stdout = await blobs.getText(stdout);
+    if (stderr) result.stderr = await blobs.getText(stderr);
+    return { ...event, result };
+  }
+  if (event.type === 'observation.recorded' && event.textBlob) {
+    return { ...event, text: await blobs.getText(event.textBlob) };
+  }
+  return event;
+}
+
+/** The first `bytes` UTF-8 bytes of `s`, not splitting a character. */
+function preview(s: string, bytes: number): string {
+  const buf = Buffer.from(s, 'utf8');
+  let end = Math.min(bytes, buf.length);
+  // Back up over continuation bytes (10xxxxxx) so the cut lands on a character boundary.
+  while (end > 0 && end < buf.length && (buf[end]! & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
+}

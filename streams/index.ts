@@ -1,0 +1,81 @@
+/**
+ * Public surface of `streams/`: the event types, their codec and upcasters, the episode log and run
+ * index on JetStream, the blob store, and a local nats-server for tests and benches.
+ */
+export {
+  EVENT_VERSION,
+  type ActionExecuted,
+  type AgentDecided,
+  type CommandResult,
+  type Decision,
+  type DistributiveOmit,
+  type EpisodeEnded,
+  type EpisodeEvent,
+  type EpisodeEventType,
+  type EpisodeStarted,
+  type EpisodeStatus,
+  type ErrorData,
+  type EventBase,
+  type EventDraft,
+  type InfraFailed,
+  type ObservationRecorded,
+  type SandboxProvisioned,
+  type VerdictData,
+  type VerificationCompleted,
+} from './events.js';
+export { decodeEvent, encodeEvent, PACKR_OPTIONS, type DecodeContext } from './codec.js';
+export { upcast, UPCASTERS, type RawEvent, type Upcaster, type UpcasterRegistry } from './upcast.js';
+export {
+  ensureStreams,
+  episodeSubject,
+  EpisodeLog,
+  EPISODE_SUBJECT_PREFIX,
+  EVENTS_STREAM,
+  EVENTS_STREAM_CONFIG,
+  RUN_SUBJECT_PREFIX,
+  RUNS_STREAM,
+  RUNS_STREAM_CONFIG,
+  type RawEpisodeRecord,
+} from './log.js';
+export { EpisodeWriter, type AppendResult, type WriterPosition } from './writer.js';
+export { validateId, type StoredRecord } from './subjects.js';
+export {
+  BLOB_BUCKET,
+  BLOB_INLINE_LIMIT,
+  BLOB_PREVIEW_BYTES,
+  BlobStore,
+  externalize,
+  internalize,
+  sha256Hex,
+  type ExternalizeOptions,
+} from './blobs.js';
+export {
+  RUN_RECORD_VERSION,
+  RunIndex,
+  runSubject,
+  type RunFinished,
+  type RunRecord,
+  type RunStarted,
+} from './runs.js';
+export { connectNats, DEFAULT_CONNECTION_OPTIONS } from './connect.js';
+export {
+  asyncDispose,
+  natsServerVersion,
+  startNatsServer,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from './server.js';
+export {
+  BlobDigestError,
+  BlobNotFoundError,
+  CodecError,
+  InvalidLogIdError,
+  isBlobDigestMismatch,
+  isLogConflict,
+  LogConflictError,
+  LogWriteError,
+  NatsServerError,
+  NatsUnreachableError,
+  RunNotFoundError,
+  UpcastError,
+} from './errors.js';

@@ -1,0 +1,137 @@
+/**
+ * The episode log on JetStream: one subject per episode (`engiloop.ep.<episodeId>`) in stream
+ * `ENGILOOP_EVENTS`, one MessagePack event per message (see `codec.ts`).
+ */
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { JetStreamApiError, JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { decodeEvent, type DecodeContext } from './codec.js';
+import type { EpisodeEvent } from './events.js';
+import { LogConflictError } from './errors.js';
+import { readSubject, validateId, type StoredRecord } from './subjects.js';
+import { EpisodeWriter, type WriterPosition } from './writer.js';
+
+/** Stream holding every episode's events. */
+export const EVENTS_STREAM = 'ENGILOOP_EVENTS';
+/** Stream holding run records (see `runs.ts`). */
+export const RUNS_STREAM = 'ENGILOOP_RUNS';
+/** Subject prefix of episode logs; the episode id is the last token. */
+export const EPISODE_SUBJECT_PREFIX = 'engiloop.ep.';
+/** Subject prefix of run records. */
+export const RUN_SUBJECT_PREFIX = 'engiloop.run.';
+
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+/** Config of `ENGILOOP_EVENTS`: file storage, no limits (nothing is ever discarded), no deletes. */
+export const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+  name: EVENTS_STREAM,
+  subjects: [`${EPISODE_SUBJECT_PREFIX}>`],
+  storage: StorageType.File,
+  retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.Old,
+  duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  allow_direct: true,
+  deny_delete: true,
+};
+
+/** Config of `ENGILOOP_RUNS`. */
+export const RUNS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+  name: RUNS_STREAM,
+  subjects: [`${RUN_SUBJECT_PREFIX}>`],
+  storage: StorageType.File,
+  retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.Old,
+  duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  allow_direct: true,
+};
+
+const STREAM_NAME_IN_USE = 10058;
+
+/** Creates both streams, or updates them to the configs above when they exist. Idempotent. */
+export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
+  for (const cfg of [EVENTS_STREAM_CONFIG, RUNS_STREAM_CONFIG]) {
+    try {
+      await jsm.streams.add(cfg);
+    } catch (err) {
+      if ((err as JetStreamApiError).code !== STREAM_NAME_IN_USE) throw err;
+      await jsm.streams.update(cfg.name, cfg);
+    }
+  }
+}
+
+/** Subject of an episode's log. @throws InvalidLogIdError `INVALID_LOG_ID`. */
+export function episodeSubject(episodeId: string): string {
+  return EPISODE_SUBJECT_PREFIX + validateId('episode', episodeId);
+}
+
+/** A stored event with its stream metadata, for tooling. */
+export interface RawEpisodeRecord extends StoredRecord {
+  /** 1-based position parsed from the message id `<episodeId>:<n>` (null if absent). */
+  n: number | null;
+}
+
+/**
+ * Reads and writes episode logs.
+ *
+ * @example
+ * ```ts
+ * const log = await EpisodeLog.open(nc);
+ * const w = log.writer('ep-1');
+ * await w.append(started);
+ * const events = await log.read('ep-1');
+ * ```
+ */
+export class EpisodeLog {
+  constructor(
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+  ) {}
+
+  /** Builds the JetStream clients for `nc` and ensures the streams exist. */
+  static async open(nc: NatsConnection): Promise<EpisodeLog> {
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(jsm);
+    return new EpisodeLog(jetstream(nc), jsm);
+  }
+
+  /** A writer for `episodeId`; by default for a new episode. See {@link EpisodeLog.resume}. */
+  writer(episodeId: string, pos: WriterPosition = {}): EpisodeWriter {
+    return new EpisodeWriter({ js: this.js, jsm: this.jsm, stream: EVENTS_STREAM }, episodeId, episodeSubject(episodeId), pos);
+  }
+
+  /** A writer positioned after the episode's last stored event (a fresh one if it has none). */
+  async resume(episodeId: string): Promise<EpisodeWriter> {
+    const last = await this.jsm.direct.getMessage(EVENTS_STREAM, { last_by_subj: episodeSubject(episodeId) });
+    if (!last) return this.writer(episodeId);
+    const n = parseN(last.header?.get('Nats-Msg-Id'));
+    // Our writers always set the id; without it the subject was written by something else.
+    if (n === null) throw new LogConflictError('episode', episodeId, last.seq, 'last event has no message id');
+    return this.writer(episodeId, { expectedLastSeq: last.seq, n });
+  }
+
+  /** Every event of the episode, in order, decoded and upcast; `[]` for an unknown episode. */
+  async read(episodeId: string, opts: Pick<DecodeContext, 'upcasters'> = {}): Promise<EpisodeEvent[]> {
+    const raw = await this.readRaw(episodeId);
+    return raw.map((r) => decodeEvent(r.data, { subject: r.subject, seq: r.seq, ...opts }));
+  }
+
+  /** Every stored message of the episode, undecoded, with stream sequences. */
+  async readRaw(episodeId: string): Promise<RawEpisodeRecord[]> {
+    const recs = await readSubject(this.js, this.jsm, EVENTS_STREAM, episodeSubject(episodeId));
+    return recs.map((r) => ({ ...r, n: parseN(r.msgId) }));
+  }
+
+  /** Ids of the episodes present, sorted, optionally only those starting with `prefix`. */
+  async listEpisodes(prefix = ''): Promise<string[]> {
+    const info = await this.jsm.streams.info(EVENTS_STREAM, { subjects_filter: `${EPISODE_SUBJECT_PREFIX}>` });
+    return Object.keys(info.state.subjects ?? {})
+      .map((s) => s.slice(EPISODE_SUBJECT_PREFIX.length))
+      .filter((id) => id.startsWith(prefix))
+      .sort();
+  }
+}
+
+function parseN(msgId: string | null | undefined): number | null {
+  const m = msgId ? /:(\d+)$/.exec(msgId) : null;
+  return m ? Number(m[1]) : null;
+}

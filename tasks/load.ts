@@ -1,0 +1,138 @@
+/**
+ * Loads task folders. A suite is a folder of task folders (any depth); a task folder holds
+ * `task.yaml`, its inputs, `defects/*.yaml` and `hidden/` files for verifiers. A malformed task is
+ * reported with its file and field path and left out; the other tasks still load.
+ */
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { ZodError } from 'zod';
+import { TaskLoadError } from './errors.js';
+import { DefectSchema, TaskSchema, defaultMaxRounds, type Defect, type Task } from './schema.js';
+
+/** A task ready to run. */
+export interface LoadedTask {
+  task: Task;
+  /** Absolute path of the task folder. */
+  dir: string;
+  /** Defect variants by name (file name without `.yaml`). */
+  defects: Record<string, Defect>;
+}
+
+/** Extra check per criterion (the CLI passes the verifier registry): return an error message or null. */
+export type CriterionCheck = (verifier: string, params: Record<string, unknown>) => string | null;
+
+export interface LoadOptions {
+  checkCriterion?: CriterionCheck;
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+function firstIssue(file: string, err: ZodError): TaskLoadError {
+  const issue = err.issues[0]!;
+  const more = err.issues.length > 1 ? ` (and ${err.issues.length - 1} more problem(s))` : '';
+  return new TaskLoadError(file, fieldPath(issue.path), issue.message + more, err);
+}
+
+async function readYaml(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new TaskLoadError(file, '', `cannot read: ${(e as Error).message}`, e);
+  }
+  try {
+    return parseYaml(text);
+  } catch (e) {
+    const where = e instanceof YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line}` : '';
+    throw new TaskLoadError(file, '', `not valid YAML${where}: ${(e as Error).message.split('\n')[0]}`, e);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Loads one task folder; throws `TaskLoadError` naming the file and field. */
+export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<LoadedTask> {
+  const file = join(dir, 'task.yaml');
+  const parsed = TaskSchema.safeParse(await readYaml(file));
+  if (!parsed.success) throw firstIssue(file, parsed.error);
+  const t = parsed.data;
+  const task: Task = { ...t, limits: { ...t.limits, max_rounds: t.limits.max_rounds ?? defaultMaxRounds(t) } };
+
+  for (const [i, f] of task.inputs.files.entries())
+    if (!(await exists(join(dir, f.src))))
+      throw new TaskLoadError(file, `inputs.files[${i}].src`, `file "${f.src}" not found in ${dir}`);
+  for (const [i, f] of task.inputs.reference_images.entries())
+    if (!(await exists(join(dir, f))))
+      throw new TaskLoadError(file, `inputs.reference_images[${i}]`, `file "${f}" not found in ${dir}`);
+  if (opts.checkCriterion)
+    for (const [i, c] of task.criteria.entries()) {
+      const problem = opts.checkCriterion(c.verifier, c.params);
+      if (problem) throw new TaskLoadError(file, `criteria[${i}]`, problem);
+    }
+
+  const defects: Record<string, Defect> = {};
+  const ddir = join(dir, 'defects');
+  const names = (await exists(ddir)) ? (await readdir(ddir)).filter((n) => n.endsWith('.yaml')).sort() : [];
+  for (const n of names) {
+    const dfile = join(ddir, n);
+    const d = DefectSchema.safeParse(await readYaml(dfile));
+    if (!d.success) throw firstIssue(dfile, d.error);
+    for (const [i, id] of d.data.fails.entries())
+      if (!task.criteria.some((c) => c.id === id))
+        throw new TaskLoadError(dfile, `fails[${i}]`, `"${id}" is not a criterion id of task ${task.id}`);
+    defects[basename(n, '.yaml')] = d.data;
+  }
+  return { task, dir, defects };
+}
+
+/** The result of loading a suite: the good tasks, and one error per bad task. */
+export interface SuiteLoad {
+  tasks: LoadedTask[];
+  errors: TaskLoadError[];
+}
+
+async function findTaskDirs(dir: string, depth = 0): Promise<string[]> {
+  if (await exists(join(dir, 'task.yaml'))) return [dir];
+  if (depth > 4) return [];
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name)))
+    if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+      out.push(...(await findTaskDirs(join(dir, e.name), depth + 1)));
+  return out;
+}
+
+/**
+ * Loads a task folder or a suite folder. Bad tasks become errors; the rest load.
+ * @throws TaskLoadError when `dir` does not exist or holds no task at all.
+ */
+export async function loadSuite(dir: string, opts: LoadOptions = {}): Promise<SuiteLoad> {
+  if (!(await exists(dir))) throw new TaskLoadError(dir, '', 'no such folder');
+  const dirs = await findTaskDirs(dir);
+  if (dirs.length === 0) throw new TaskLoadError(dir, '', 'no task.yaml found in this folder or below it');
+  const tasks: LoadedTask[] = [];
+  const errors: TaskLoadError[] = [];
+  for (const d of dirs) {
+    try {
+      tasks.push(await loadTask(d, opts));
+    } catch (e) {
+      if (e instanceof TaskLoadError) errors.push(e);
+      else throw e;
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const t of tasks) {
+    const prev = seen.get(t.task.id);
+    if (prev) errors.push(new TaskLoadError(join(t.dir, 'task.yaml'), 'id', `duplicate task id "${t.task.id}" (also in ${relative(dir, prev) || prev})`));
+    seen.set(t.task.id, t.dir);
+  }
+  return { tasks: tasks.filter((t) => seen.get(t.task.id) === t.dir), errors };
+}
