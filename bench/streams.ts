@@ -42,7 +42,14 @@ export function sampleEvent(round: number, lines = 60): ActionExecuted {
     round,
     index: 0,
     action: { type: 'shell', command: 'python3 build.py --out part.step', sandbox: 'cad', timeout_sec: 120 },
-    result: { stdout, stderr: 'warning: tolerance 1e-6\n', exitCode: 0, durationMs: 1834, truncated: false, timedOut: false },
+    result: {
+      stdout,
+      stderr: 'warning: tolerance 1e-6\n',
+      exitCode: 0,
+      durationMs: 1834,
+      truncated: false,
+      timedOut: false,
+    },
   };
 }
 
@@ -60,7 +67,11 @@ async function benchAppends(n: number, syncAlways: boolean): Promise<BenchResult
   const tag = syncAlways ? 'sync always' : 'sync default';
   const events = Array.from({ length: n }, (_, i) => sampleEvent(i + 1));
   const out: BenchResult[] = [];
-  const run = async (name: string, conn: ConnectionOptions, body: (log: EpisodeLog, ep: string) => Promise<void>) => {
+  const run = async (
+    name: string,
+    conn: ConnectionOptions,
+    body: (log: EpisodeLog, ep: string) => Promise<void>,
+  ) => {
     const nc = await connectNats(server.url, conn);
     const jsm = await jetstreamManager(nc);
     await ensureStreams(jsm);
@@ -70,6 +81,12 @@ async function benchAppends(n: number, syncAlways: boolean): Promise<BenchResult
     out.push({ name: `append ${name} (${tag})`, perSec: n / ((performance.now() - t) / 1000) });
     await nc.close();
   };
+  // Warm up the JIT, the connection and the store so the first measurement is not penalised.
+  await run('warm-up', {}, async (log, ep) => {
+    const w = log.writer(ep);
+    for (const e of events.slice(0, 500)) await w.append(e);
+  });
+  out.pop();
   await run('awaited, EpisodeWriter', {}, async (log, ep) => {
     const w = log.writer(ep);
     for (const e of events) await w.append(e);
@@ -79,7 +96,10 @@ async function benchAppends(n: number, syncAlways: boolean): Promise<BenchResult
       const w = log.writer(ep);
       for (const e of events) await w.append(e);
     });
-    await run('awaited, raw js.publish', { noAsyncTraces: true }, async (log, ep) => {
+    await run('awaited, raw js.publish', {}, async (log, ep) => {
+      for (const e of events) await log.js.publish(`engiloop.ep.${ep}`, encodeEvent(e));
+    });
+    await run('awaited, raw js.publish, noAsyncTraces', { noAsyncTraces: true }, async (log, ep) => {
       for (const e of events) await log.js.publish(`engiloop.ep.${ep}`, encodeEvent(e));
     });
   }
@@ -122,5 +142,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const results = await benchStreams({ n });
   const width = Math.max(...results.map((r) => r.name.length));
   console.log(`${'measurement'.padEnd(width)}  ${'per second'.padStart(12)}`);
-  for (const r of results) console.log(`${r.name.padEnd(width)}  ${Math.round(r.perSec).toLocaleString('en-US').padStart(12)}`);
+  for (const r of results)
+    console.log(`${r.name.padEnd(width)}  ${Math.round(r.perSec).toLocaleString('en-US').padStart(12)}`);
 }

@@ -91,7 +91,11 @@ export interface ExternalizeOptions {
  * in `result.blobs`) and `observation.recorded` text (digest in `textBlob`). The inline text keeps a
  * leading preview. Other events, and texts within the limit, are returned unchanged. Never mutates.
  */
-export async function externalize(event: EpisodeEvent, blobs: BlobStore, opts: ExternalizeOptions = {}): Promise<EpisodeEvent> {
+export async function externalize(
+  event: EpisodeEvent,
+  blobs: BlobStore,
+  opts: ExternalizeOptions = {},
+): Promise<EpisodeEvent> {
   const limit = opts.limit ?? BLOB_INLINE_LIMIT;
   const keep = Math.min(opts.previewBytes ?? BLOB_PREVIEW_BYTES, limit);
   const big = (s: string): boolean => Buffer.byteLength(s, 'utf8') > limit;
@@ -99,8 +103,10 @@ export async function externalize(event: EpisodeEvent, blobs: BlobStore, opts: E
     const { stdout, stderr } = event.result;
     if (!big(stdout) && !big(stderr)) return event;
     const result = { ...event.result, blobs: { ...event.result.blobs } };
-    if (big(stdout)) [result.stdout, result.blobs.stdout] = [preview(stdout, keep), await blobs.putText(stdout)];
-    if (big(stderr)) [result.stderr, result.blobs.stderr] = [preview(stderr, keep), await blobs.putText(stderr)];
+    if (big(stdout))
+      [result.stdout, result.blobs.stdout] = [preview(stdout, keep), await blobs.putText(stdout)];
+    if (big(stderr))
+      [result.stderr, result.blobs.stderr] = [preview(stderr, keep), await blobs.putText(stderr)];
     return { ...event, result };
   }
   if (event.type === 'observation.recorded' && big(event.text)) {

@@ -26,7 +26,10 @@ export class NatsUnreachableError extends EngiloopError {
   override readonly name = 'NatsUnreachableError';
   constructor(url: string, opts: { cause?: unknown } = {}) {
     const why = opts.cause instanceof Error ? `: ${opts.cause.message}` : '';
-    super('NATS_UNREACHABLE', `cannot connect to NATS at ${url}${why}`, { cause: opts.cause, retryable: true });
+    super('NATS_UNREACHABLE', `cannot connect to NATS at ${url}${why}`, {
+      cause: opts.cause,
+      retryable: true,
+    });
   }
 }
 
@@ -65,10 +68,20 @@ export class LogConflictError extends EngiloopError {
   /** Stream sequence this writer expected to be the last one of the subject. */
   readonly expectedSeq: number;
 
-  constructor(kind: 'episode' | 'run', id: string, expectedSeq: number, detail: string, opts: { cause?: unknown } = {}) {
-    super('LOG_CONFLICT', `${kind} ${id}: another writer appended first (expected last seq ${expectedSeq}; ${detail})`, {
-      cause: opts.cause,
-    });
+  constructor(
+    kind: 'episode' | 'run',
+    id: string,
+    expectedSeq: number,
+    detail: string,
+    opts: { cause?: unknown } = {},
+  ) {
+    super(
+      'LOG_CONFLICT',
+      `${kind} ${id}: another writer appended first (expected last seq ${expectedSeq}; ${detail})`,
+      {
+        cause: opts.cause,
+      },
+    );
     this.id = id;
     this.expectedSeq = expectedSeq;
   }
@@ -105,7 +118,11 @@ export class BlobDigestError extends EngiloopError {
   override readonly name = 'BlobDigestError';
   readonly digest: string;
   constructor(digest: string, actual: string | null, opts: { cause?: unknown } = {}) {
-    super('BLOB_DIGEST_MISMATCH', `blob ${digest}: stored bytes hash to ${actual ?? 'an unreadable object'}`, opts);
+    super(
+      'BLOB_DIGEST_MISMATCH',
+      `blob ${digest}: stored bytes hash to ${actual ?? 'an unreadable object'}`,
+      opts,
+    );
     this.digest = digest;
   }
 }

@@ -96,7 +96,12 @@ export class EpisodeLog {
 
   /** A writer for `episodeId`; by default for a new episode. See {@link EpisodeLog.resume}. */
   writer(episodeId: string, pos: WriterPosition = {}): EpisodeWriter {
-    return new EpisodeWriter({ js: this.js, jsm: this.jsm, stream: EVENTS_STREAM }, episodeId, episodeSubject(episodeId), pos);
+    return new EpisodeWriter(
+      { js: this.js, jsm: this.jsm, stream: EVENTS_STREAM },
+      episodeId,
+      episodeSubject(episodeId),
+      pos,
+    );
   }
 
   /** A writer positioned after the episode's last stored event (a fresh one if it has none). */
@@ -105,7 +110,8 @@ export class EpisodeLog {
     if (!last) return this.writer(episodeId);
     const n = parseN(last.header?.get('Nats-Msg-Id'));
     // Our writers always set the id; without it the subject was written by something else.
-    if (n === null) throw new LogConflictError('episode', episodeId, last.seq, 'last event has no message id');
+    if (n === null)
+      throw new LogConflictError('episode', episodeId, last.seq, 'last event has no message id');
     return this.writer(episodeId, { expectedLastSeq: last.seq, n });
   }
 
@@ -123,7 +129,9 @@ export class EpisodeLog {
 
   /** Ids of the episodes present, sorted, optionally only those starting with `prefix`. */
   async listEpisodes(prefix = ''): Promise<string[]> {
-    const info = await this.jsm.streams.info(EVENTS_STREAM, { subjects_filter: `${EPISODE_SUBJECT_PREFIX}>` });
+    const info = await this.jsm.streams.info(EVENTS_STREAM, {
+      subjects_filter: `${EPISODE_SUBJECT_PREFIX}>`,
+    });
     return Object.keys(info.state.subjects ?? {})
       .map((s) => s.slice(EPISODE_SUBJECT_PREFIX.length))
       .filter((id) => id.startsWith(prefix))

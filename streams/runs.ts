@@ -86,8 +86,15 @@ export class RunIndex {
     const last = await this.jsm.direct.getMessage(RUNS_STREAM, { last_by_subj: runSubject(runId) });
     if (!last) throw new RunNotFoundError(runId);
     const prev = decodeRun(last.data, last.seq);
-    const rec: RunFinished = { type: 'run.finished', v: RUN_RECORD_VERSION, runId, finishedAt: this.clock(), results };
-    if (prev.type === 'run.finished') throw new LogConflictError('run', runId, last.seq, 'run already finished');
+    const rec: RunFinished = {
+      type: 'run.finished',
+      v: RUN_RECORD_VERSION,
+      runId,
+      finishedAt: this.clock(),
+      results,
+    };
+    if (prev.type === 'run.finished')
+      throw new LogConflictError('run', runId, last.seq, 'run already finished');
     await this.#publish(runId, `${runId}:finished`, rec, last.seq);
     return rec;
   }
@@ -105,15 +112,25 @@ export class RunIndex {
 
   /** Run ids, newest start first (by stream order of their `run.started`). */
   async list(): Promise<string[]> {
-    const recs = await readSubject(this.js, this.jsm, RUNS_STREAM, `${RUN_SUBJECT_PREFIX}>`, { headersOnly: true });
+    const recs = await readSubject(this.js, this.jsm, RUNS_STREAM, `${RUN_SUBJECT_PREFIX}>`, {
+      headersOnly: true,
+    });
     const seen = new Set<string>();
     for (const r of recs) seen.add(r.subject.slice(RUN_SUBJECT_PREFIX.length));
     return [...seen].reverse();
   }
 
-  async #publish(runId: string, msgID: string, rec: RunStarted | RunFinished, expected: number): Promise<void> {
+  async #publish(
+    runId: string,
+    msgID: string,
+    rec: RunStarted | RunFinished,
+    expected: number,
+  ): Promise<void> {
     try {
-      await this.js.publish(runSubject(runId), JSON.stringify(rec), { msgID, expect: { lastSubjectSequence: expected } });
+      await this.js.publish(runSubject(runId), JSON.stringify(rec), {
+        msgID,
+        expect: { lastSubjectSequence: expected },
+      });
     } catch (err) {
       throw mapPublishError('run', runId, expected, err);
     }

@@ -72,7 +72,10 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   let sync = '';
   if (opts.syncAlways ?? true) {
     if (major > 2 || (major === 2 && minor >= 10)) sync = '  sync_interval: always\n';
-    else console.warn(`nats-server ${major}.${minor} lacks sync_interval: always; using the default fsync interval`);
+    else
+      console.warn(
+        `nats-server ${major}.${minor} lacks sync_interval: always; using the default fsync interval`,
+      );
   }
   // -1 asks the server for a free port; we read the chosen one from its log.
   const port = opts.port && opts.port > 0 ? opts.port : -1;
@@ -89,7 +92,13 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     let chosen = 0;
     let buf = '';
     const timer = setTimeout(() => {
-      reject(new NatsServerError('NATS_SERVER_TIMEOUT', `nats-server not ready after ${opts.readyTimeoutMs ?? 15_000} ms`, { stderrTail: [...tail] }));
+      reject(
+        new NatsServerError(
+          'NATS_SERVER_TIMEOUT',
+          `nats-server not ready after ${opts.readyTimeoutMs ?? 15_000} ms`,
+          { stderrTail: [...tail] },
+        ),
+      );
     }, opts.readyTimeoutMs ?? 15_000);
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
@@ -109,12 +118,24 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     });
     child.once('error', (err) => {
       clearTimeout(timer);
-      reject(new NatsServerError('NATS_SERVER_MISSING', `cannot run nats-server (bash scripts/bootstrap-system.sh installs it): ${err.message}`, { cause: err }));
+      reject(
+        new NatsServerError(
+          'NATS_SERVER_MISSING',
+          `cannot run nats-server (bash scripts/bootstrap-system.sh installs it): ${err.message}`,
+          { cause: err },
+        ),
+      );
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       const last = tail.slice(-10).join('\n');
-      reject(new NatsServerError('NATS_SERVER_EXITED', `nats-server exited early (code ${code}, signal ${signal}):\n${last}`, { stderrTail: [...tail] }));
+      reject(
+        new NatsServerError(
+          'NATS_SERVER_EXITED',
+          `nats-server exited early (code ${code}, signal ${signal}):\n${last}`,
+          { stderrTail: [...tail] },
+        ),
+      );
     });
   });
 
@@ -140,7 +161,14 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     await stop();
     throw err;
   }
-  return { url: `nats://127.0.0.1:${chosenPort}`, port: chosenPort, storeDir, pid: child.pid!, stop, [asyncDispose]: stop };
+  return {
+    url: `nats://127.0.0.1:${chosenPort}`,
+    port: chosenPort,
+    storeDir,
+    pid: child.pid!,
+    stop,
+    [asyncDispose]: stop,
+  };
 }
 
 /** Kills servers left running if the process exits without stopping them. */

@@ -56,7 +56,13 @@ export async function readSubject(
   const messages = await consumer.consume({ max_messages: Math.min(count, 1_000) });
   try {
     for await (const m of messages) {
-      out.push({ seq: m.seq, subject: m.subject, time: m.time, msgId: m.headers?.get('Nats-Msg-Id') || null, data: m.data });
+      out.push({
+        seq: m.seq,
+        subject: m.subject,
+        time: m.time,
+        msgId: m.headers?.get('Nats-Msg-Id') || null,
+        data: m.data,
+      });
       if (m.info.pending === 0) break;
     }
   } finally {
@@ -69,13 +75,20 @@ export async function readSubject(
 export function isWrongLastSequence(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
-    (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
   );
 }
 
 /** Maps a failed publish: a wrong-last-sequence rejection → `LOG_CONFLICT`, anything else → `LOG_WRITE`. */
-export function mapPublishError(kind: 'episode' | 'run', id: string, expectedSeq: number, err: unknown): Error {
-  if (isWrongLastSequence(err)) return new LogConflictError(kind, id, expectedSeq, (err as Error).message, { cause: err });
+export function mapPublishError(
+  kind: 'episode' | 'run',
+  id: string,
+  expectedSeq: number,
+  err: unknown,
+): Error {
+  if (isWrongLastSequence(err))
+    return new LogConflictError(kind, id, expectedSeq, (err as Error).message, { cause: err });
   const why = err instanceof Error ? err.message : String(err);
   return new LogWriteError(`append to ${kind} ${id} failed: ${why}`, { cause: err });
 }

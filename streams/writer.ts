@@ -100,14 +100,17 @@ export class EpisodeWriter {
     const results = [await this.append(head)];
     const base = this.#n;
     const datas = rest.map((e) => encodeEvent(e));
-    const acks = datas.map((data, i) => this.deps.js.publish(this.subject, data, { msgID: this.#msgId(base + i + 1) }));
+    const acks = datas.map((data, i) =>
+      this.deps.js.publish(this.subject, data, { msgID: this.#msgId(base + i + 1) }),
+    );
     const settled = await Promise.allSettled(acks);
     for (const [i, s] of settled.entries()) {
       if (s.status === 'rejected') throw this.#failed(s.reason);
       results.push(await this.#accept(s.value, base + i + 1, datas[i]!));
     }
     const count = await countSubject(this.deps.jsm, this.deps.stream, this.subject);
-    if (count !== this.#n) throw this.#lose(`subject holds ${count} events after a batch that ended at n=${this.#n}`);
+    if (count !== this.#n)
+      throw this.#lose(`subject holds ${count} events after a batch that ended at n=${this.#n}`);
     return results;
   }
 

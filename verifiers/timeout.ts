@@ -22,8 +22,9 @@ export async function withTimeout<T>(
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const err = new VerifierTimeoutError(what, timeoutMs);
-      ac.abort(err);
+      // Reject before aborting: work that settles on abort must not win the race.
       reject(err);
+      ac.abort(err);
     }, timeoutMs);
   });
   try {

@@ -2,6 +2,7 @@
  * What the episode runner needs from the outside, as small structural interfaces, so the real
  * implementations (JetStream log, object store, Docker, verifiers) plug in and tests can pick.
  */
+import type { BlobStore } from '../../streams/index.js';
 import type { ErrorData, EpisodeEvent, EpisodeStatus, VerdictData } from '../../streams/events.js';
 import type { LoadedTask } from '../../tasks/index.js';
 import type { RunTool } from '../../verifiers/types.js';
@@ -13,10 +14,8 @@ export interface EventSink {
   append(event: EpisodeEvent): Promise<unknown>;
 }
 
-/** Content-addressed blob storage; returns the SHA-256 hex digest. */
-export interface BlobSink {
-  put(bytes: Uint8Array): Promise<string>;
-}
+/** Content-addressed blob storage (the JetStream Object Store): deliverables and large outputs. */
+export type BlobSink = BlobStore;
 
 export interface SandboxFactory {
   create(opts: SandboxCreateOptions): Promise<Sandbox>;

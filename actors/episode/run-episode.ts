@@ -4,7 +4,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import { initialSnapshot, stateName, step, toErrorData, type Effect, type EpisodeSnapshot } from '../../machines/index.js';
-import { decodeEvent, encodeEvent } from '../../streams/codec.js';
+import { decodeEvent, encodeEvent, externalize } from '../../streams/index.js';
 import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/events.js';
 import type { LoadedTask } from '../../tasks/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -48,8 +48,10 @@ export async function runEpisode(lt: LoadedTask, deps: EpisodeDeps, opts: Episod
     });
 
   const emit = async (draft: EventDraft): Promise<void> => {
-    // What the machine sees is exactly what a later process decodes from the log.
-    const event = decodeEvent(encodeEvent({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent));
+    // Large outputs go to the object store; what the machine sees is exactly what a later process
+    // decodes from the log.
+    const stored = await externalize({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent, deps.blobs);
+    const event = decodeEvent(encodeEvent(stored));
     const sink = await sinkP;
     try {
       await sink.append(event);

@@ -82,5 +82,7 @@ export function toSandboxError(err: unknown, ctx: MapContext): SandboxError {
       { cause: err },
     );
   }
-  return new SandboxError(ctx.fallback, `Docker failed while ${ctx.doing}: ${messageOf(err)}`, { cause: err });
+  return new SandboxError(ctx.fallback, `Docker failed while ${ctx.doing}: ${messageOf(err)}`, {
+    cause: err,
+  });
 }

@@ -24,14 +24,20 @@ export class SandboxError extends EngiloopError {
  */
 export function imageBuildHint(tag: string): string {
   const m = /^engiloop\/([^:@]+)/.exec(tag);
-  return m ? `engiloop images build --only ${m[1]}` : `docker build or docker load ${tag} (engiloop never pulls)`;
+  return m
+    ? `engiloop images build --only ${m[1]}`
+    : `docker build or docker load ${tag} (engiloop never pulls)`;
 }
 
 /** Builds the `IMAGE_MISSING` error for `tag`, naming the build command. */
 export function imageMissing(tag: string, cause?: unknown): SandboxError {
-  return new SandboxError('IMAGE_MISSING', `Image ${tag} is not present locally. Fix: ${imageBuildHint(tag)}`, {
-    cause,
-  });
+  return new SandboxError(
+    'IMAGE_MISSING',
+    `Image ${tag} is not present locally. Fix: ${imageBuildHint(tag)}`,
+    {
+      cause,
+    },
+  );
 }
 
 /** True when the Docker engine could not be reached (retryable). */

@@ -20,13 +20,12 @@ export const SENTINEL_PREFIX = '__ENGILOOP_';
 const MAX_INLINE = 100_000;
 
 /**
- * Defines `__engi NONCE SECS B64` in the shell. It decodes the command, runs it in a child bash
- * (so `exit`, `cd` or `set -e` cannot touch the shell) under `timeout` with stdin from /dev/null,
- * then writes the sentinel with the exit code on stdout and a sentinel on stderr.
+ * Defines `__engi NONCE SECS CMD` in the shell. It runs the command in a child bash (so `exit`,
+ * `cd` or `set -e` cannot touch the shell) under `timeout` with stdin from /dev/null, then writes
+ * the sentinel with the exit code on stdout and a sentinel on stderr.
  */
 export const SHELL_PRELUDE = `__engi() {
-  local c rc f
-  c=$(printf %s "$3" | base64 -d) || c='exit 126'
+  local c="$3" rc f
   if [ \${#c} -lt ${MAX_INLINE} ]; then
     timeout -k 2 "$2" bash -c "$c" </dev/null
     rc=$?
@@ -41,6 +40,23 @@ export const SHELL_PRELUDE = `__engi() {
   printf '${SENTINEL_PREFIX}%s__\\n' "$1" >&2
 }
 `;
+
+/**
+ * Quotes `command` as one bash word: `$'...'` with every byte that is not printable ASCII, and
+ * every backslash and single quote, written as a hex escape (`\xHH`). Like base64 it cannot be
+ * misparsed, but bash decodes it itself: no `base64` fork, about 2 ms less per command.
+ * Bash strings cannot hold NUL; NULs are dropped.
+ * @example ansiCQuote("it's") // returns the 10 characters $'it\x27s'
+ */
+export function ansiCQuote(command: string): string {
+  let out = "$'";
+  for (const byte of Buffer.from(command, 'utf8')) {
+    if (byte === 0) continue;
+    const plain = byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c;
+    out += plain ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  }
+  return `${out}'`;
+}
 
 function forward(fn: (chunk: Buffer) => void): Writable {
   return new Writable({

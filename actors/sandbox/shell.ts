@@ -11,7 +11,7 @@ import { Capture } from './capture.js';
 import { toSandboxError } from './docker-errors.js';
 import { SandboxError } from './errors.js';
 import { execOnce } from './exec-once.js';
-import { SENTINEL_PREFIX, SHELL_PRELUDE, ShellProcess } from './shell-process.js';
+import { SENTINEL_PREFIX, SHELL_PRELUDE, ShellProcess, ansiCQuote } from './shell-process.js';
 import type { ExecOptions } from './types.js';
 
 /** `timeout -k` grace before SIGKILL, in ms. Keep in step with SHELL_PRELUDE. */
@@ -132,7 +132,7 @@ export class PersistentShell {
     const started = performance.now();
     const id = nonce();
     const secs = (Math.max(1, opts.timeoutMs) / 1000).toFixed(3);
-    const line = `__engi ${id} ${secs} ${Buffer.from(command, 'utf8').toString('base64')}\n`;
+    const line = `__engi ${id} ${secs} ${ansiCQuote(command)}\n`;
     const deadline = opts.timeoutMs + KILL_GRACE_MS + WATCHDOG_SLACK_MS;
     const r = await roundTrip(proc, line, id, opts.outputCapBytes, deadline, opts.signal);
     const durationMs = Math.round(performance.now() - started);

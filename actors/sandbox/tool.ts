@@ -70,7 +70,13 @@ export function createRunTool(provider: DockerSandboxProvider, options: RunToolO
         const content = await sandbox.getFile(path);
         if (content !== null) collected[path] = content;
       }
-      return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, timedOut: r.timedOut, files: collected };
+      return {
+        stdout: r.stdout,
+        stderr: r.stderr,
+        exitCode: r.exitCode,
+        timedOut: r.timedOut,
+        files: collected,
+      };
     } finally {
       await sandbox.close();
     }

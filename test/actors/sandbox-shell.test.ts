@@ -42,6 +42,12 @@ describe('persistent shell', () => {
     expect(r.stdout).toBe('it\'s "quoted" $HOME \\n `x`\n');
   });
 
+  it('passes control characters, unicode, quotes and backslashes through unharmed', async () => {
+    const text = 'tab\there\rcr ü 🎉 back\\slash \'q\' "dq" $x `y` \x01';
+    const r = await sb.exec(`cat <<'EOF'\n${text}\nEOF`, run);
+    expect(r.stdout).toBe(`${text}\n`);
+  });
+
   it('runs a command longer than one argv string may be', async () => {
     const big = 'x'.repeat(300_000);
     const r = await sb.exec(`printf %s '${big}' | wc -c`, run);
@@ -76,7 +82,10 @@ describe('persistent shell', () => {
   }, 30_000);
 
   it('truncates output past the cap but reads to the end', async () => {
-    const r = await sb.exec('yes | head -c 1000000; echo tail >&2', { timeoutMs: 10_000, outputCapBytes: 1000 });
+    const r = await sb.exec('yes | head -c 1000000; echo tail >&2', {
+      timeoutMs: 10_000,
+      outputCapBytes: 1000,
+    });
     expect(r.truncated).toBe(true);
     expect(r.stdout).toBe('y\n'.repeat(500));
     expect(r.stderr).toBe('tail\n');
@@ -85,7 +94,10 @@ describe('persistent shell', () => {
   });
 
   it('keeps multibyte UTF-8 output whole across chunk boundaries', async () => {
-    const r = await sb.exec("for i in $(seq 20000); do printf 'é✓🎉'; done", { timeoutMs: 10_000, outputCapBytes: 1 << 20 });
+    const r = await sb.exec("for i in $(seq 20000); do printf 'é✓🎉'; done", {
+      timeoutMs: 10_000,
+      outputCapBytes: 1 << 20,
+    });
     expect(r.stdout).toBe('é✓🎉'.repeat(20000));
     const cut = await sb.exec("printf 'a€'", { timeoutMs: 10_000, outputCapBytes: 3 });
     expect(cut).toMatchObject({ stdout: 'a', truncated: true });

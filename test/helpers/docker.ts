@@ -21,7 +21,16 @@ export function sandboxOptions(
   labels: Record<string, string>,
   overrides: Partial<SandboxCreateOptions> = {},
 ): SandboxCreateOptions {
-  return { name: 'main', image: CLI_IMAGE, workdir: '/workspace', cpus: 1, memoryMb: 512, pids: 256, labels, ...overrides };
+  return {
+    name: 'main',
+    image: CLI_IMAGE,
+    workdir: '/workspace',
+    cpus: 1,
+    memoryMb: 512,
+    pids: 256,
+    labels,
+    ...overrides,
+  };
 }
 
 function labelFilter(labels: Record<string, string>): { label: string[] } {
@@ -37,7 +46,14 @@ export async function labelledContainers(docker: Docker, labels: Record<string, 
 /** Force-removes (with volumes) every container carrying `labels`; returns how many. */
 export async function removeLabelled(docker: Docker, labels: Record<string, string>): Promise<number> {
   const ids = await labelledContainers(docker, labels);
-  await Promise.all(ids.map((id) => docker.getContainer(id).remove({ force: true, v: true }).catch(() => undefined)));
+  await Promise.all(
+    ids.map((id) =>
+      docker
+        .getContainer(id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined),
+    ),
+  );
   return ids.length;
 }
 

@@ -10,7 +10,13 @@
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { asyncDispose, connectNats, startNatsServer, type NatsServerHandle, type NatsServerOptions } from '../../streams/index.js';
+import {
+  asyncDispose,
+  connectNats,
+  startNatsServer,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from '../../streams/index.js';
 
 /** A started server and a connection to it. */
 export interface TestNats {
@@ -42,5 +48,13 @@ export async function startTestNats(opts: NatsServerOptions = {}): Promise<TestN
     })();
     return closed;
   };
-  return { server, url: server.url, nc, js: jetstream(nc), jsm: await jetstreamManager(nc), close, [asyncDispose]: close };
+  return {
+    server,
+    url: server.url,
+    nc,
+    js: jetstream(nc),
+    jsm: await jetstreamManager(nc),
+    close,
+    [asyncDispose]: close,
+  };
 }

@@ -47,6 +47,14 @@ export function episode(episodeId: string, rounds = 3): EpisodeEvent[] {
     });
     events.push(executed(r));
   }
-  events.push({ v: 1, at: 1_733_000_001_000, type: 'episode.ended', status: 'done', score: 1, rounds, snapshotDigest: 'ab'.repeat(32) });
+  events.push({
+    v: 1,
+    at: 1_733_000_001_000,
+    type: 'episode.ended',
+    status: 'done',
+    score: 1,
+    rounds,
+    snapshotDigest: 'ab'.repeat(32),
+  });
   return events;
 }

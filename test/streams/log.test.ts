@@ -79,7 +79,9 @@ describe('EpisodeLog', () => {
     const r = await log.resume('ep-resume');
     expect(r.position).toEqual({ expectedLastSeq: last.seq, n: 2 });
     expect((await r.append(executed(3))).n).toBe(3);
-    expect((await log.read('ep-resume')).map((e) => (e.type === 'action.executed' ? e.round : 0))).toEqual([1, 2, 3]);
+    expect((await log.read('ep-resume')).map((e) => (e.type === 'action.executed' ? e.round : 0))).toEqual([
+      1, 2, 3,
+    ]);
   });
 
   it('appends pipelined batches, deduplicating a replayed batch', async () => {
@@ -96,7 +98,9 @@ describe('EpisodeLog', () => {
 
   it('stops a stale pipelined writer at its first event', async () => {
     await log.writer('ep-pipe-race').append(executed(1));
-    await conflictOf(log.writer('ep-pipe-race', { expectedLastSeq: 0, n: 5 }).appendPipelined([executed(6), executed(7)]));
+    await conflictOf(
+      log.writer('ep-pipe-race', { expectedLastSeq: 0, n: 5 }).appendPipelined([executed(6), executed(7)]),
+    );
     expect(await log.readRaw('ep-pipe-race')).toHaveLength(1);
   });
 

@@ -14,7 +14,12 @@ afterAll(() => nats?.close());
 
 describe('RunIndex', () => {
   it('records a run start and finish and reads both back', async () => {
-    const started = await runs.start('run-a', { suite: 'starter', agent: 'scripted', episodes: ['ep-1', 'ep-2'], startedAt: 1_000 });
+    const started = await runs.start('run-a', {
+      suite: 'starter',
+      agent: 'scripted',
+      episodes: ['ep-1', 'ep-2'],
+      startedAt: 1_000,
+    });
     expect(await runs.get('run-a')).toEqual({ started, finished: null });
     const finished = await runs.finish('run-a', { score: 0.5, episodes: { 'ep-1': 1, 'ep-2': 0 } });
     expect(finished.finishedAt).toBe(2_000);
@@ -37,7 +42,8 @@ describe('RunIndex', () => {
   });
 
   it('lists runs newest first', async () => {
-    for (const id of ['run-x', 'run-y', 'run-z']) await runs.start(id, { suite: 's', agent: 'a', episodes: [], startedAt: 1 });
+    for (const id of ['run-x', 'run-y', 'run-z'])
+      await runs.start(id, { suite: 's', agent: 'a', episodes: [], startedAt: 1 });
     const ids = await runs.list();
     expect(ids.slice(0, 3)).toEqual(['run-z', 'run-y', 'run-x']);
     expect(ids).toContain('run-a');

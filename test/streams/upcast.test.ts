@@ -18,7 +18,13 @@ describe('upcast', () => {
   });
 
   it('applies a registered v0 → v1 step', () => {
-    expect(upcast(v0Observation, fake)).toEqual({ v: 1, at: 5, type: 'observation.recorded', round: 2, text: 'hello' });
+    expect(upcast(v0Observation, fake)).toEqual({
+      v: 1,
+      at: 5,
+      type: 'observation.recorded',
+      round: 2,
+      text: 'hello',
+    });
   });
 
   it('bumps the version of types that did not change in a step', () => {

@@ -52,10 +52,15 @@ export function sniffStl(buf: Buffer): StlSniff {
   if (buf.length < HEADER) return { kind: 'invalid', reason: `not an STL: ${buf.length} bytes, no "solid" header` };
   const n = buf.readUInt32LE(80);
   const want = HEADER + RECORD * n;
+  const sizes = `header declares ${n} triangles (${want} bytes) but the file has ${buf.length} bytes`;
+  // A file holding at least half of what its header declares reads as cut short; less, as not an STL.
   return want > buf.length
     ? {
         kind: 'invalid',
-        reason: `truncated binary STL: header declares ${n} triangles (${want} bytes) but the file has ${buf.length} bytes`,
+        reason:
+          buf.length >= want / 2
+            ? `truncated binary STL: ${sizes}`
+            : `not an STL (no "solid" header; as binary STL the ${sizes})`,
       }
     : {
         kind: 'invalid',
@@ -81,7 +86,7 @@ function parseBinary(buf: Buffer, n: number, max: number, limit: { check(): void
   if (n > max) throw new ArtifactInvalidError(`binary STL has ${n} triangles, more than the ${max} accepted`);
   const positions = new Float32Array(n * 9);
   for (let t = 0; t < n; t++) {
-    if ((t & 0xffff) === 0) limit.check();
+    if ((t & 0x3ff) === 0) limit.check();
     const base = HEADER + t * RECORD + 12; // skip the normal
     for (let k = 0; k < 9; k++) {
       const v = buf.readFloatLE(base + 4 * k);
@@ -103,7 +108,7 @@ function parseAscii(buf: Buffer, max: number, limit: { check(): void }): Triangl
   let m: RegExpExecArray | null;
   let count = 0;
   while ((m = vertexRe.exec(text)) !== null) {
-    if ((++count & 0xffff) === 0) limit.check();
+    if ((count++ & 0x3ff) === 0) limit.check();
     const line = m[1] ?? '';
     const t = triple.exec(line);
     if (t === null) throw new ArtifactInvalidError(`ASCII STL has a malformed vertex line: "vertex${line.trim().slice(0, 60)}"`);

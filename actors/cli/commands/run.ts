@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadSuite } from '../../../tasks/index.js';
-import { validateAgentSpec } from '../../agents/index.js';
+import { createAgent, validateAgentSpec } from '../../agents/index.js';
 import { verifyTask, type EpisodeDeps } from '../../episode/index.js';
 import { engiloopHome } from '../../paths.js';
 import { newRunId, planEpisodes, runSuite } from '../../run/index.js';
@@ -48,6 +48,11 @@ export function runCommand(program: Command): void {
       const { tasks, errors } = await loadSuite(path, { checkCriterion });
       for (const e of errors) console.error(`skipping invalid task: ${e.message}`);
       if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${path}`);
+      try {
+        for (const lt of tasks) createAgent(f.agent, lt);
+      } catch (e) {
+        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
+      }
 
       const streams = await openStreams().catch((e: Error) => {
         throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
