@@ -1,7 +1,27 @@
 // ESLint flat config. The key rule: machines/ is pure — no I/O, no clocks, no randomness.
 import tseslint from 'typescript-eslint';
 
-const ioModules = ['dockerode', 'nats', '@nats-io/*', 'msgpackr', 'node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'net', 'http', 'https', 'crypto', 'stream', 'worker_threads', 'process', 'timers', '@opentelemetry/*'];
+const ioModules = [
+  'dockerode',
+  'nats',
+  '@nats-io/*',
+  'msgpackr',
+  'node:*',
+  'fs',
+  'fs/*',
+  'path',
+  'os',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'crypto',
+  'stream',
+  'worker_threads',
+  'process',
+  'timers',
+  '@opentelemetry/*',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
@@ -14,21 +34,39 @@ export default tseslint.config(
   {
     files: ['machines/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ioModules.map((group) => ({ group: [group], message: 'machines/ is pure: effects live in actors/ and arrive as events.' })) }],
-      'no-restricted-globals': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ioModules.map((group) => ({
+            group: [group],
+            message: 'machines/ is pure: effects live in actors/ and arrive as events.',
+          })),
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
         { name: 'process', message: 'machines/ is pure: no process access.' },
         { name: 'fetch', message: 'machines/ is pure: no I/O.' },
         { name: 'setTimeout', message: 'machines/ is pure: time arrives as events.' },
         { name: 'setInterval', message: 'machines/ is pure: time arrives as events.' },
         { name: 'performance', message: 'machines/ is pure: time arrives as events.' },
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'machines/ is pure: the clock arrives as event `at`.' },
-        { object: 'Math', property: 'random', message: 'machines/ is pure: ids and randomness arrive as events.' },
+        {
+          object: 'Math',
+          property: 'random',
+          message: 'machines/ is pure: ids and randomness arrive as events.',
+        },
         { object: 'crypto', property: 'randomUUID', message: 'machines/ is pure: ids arrive as events.' },
       ],
-      'no-restricted-syntax': ['error',
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'machines/ is pure: the clock arrives as event `at`.' },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'machines/ is pure: the clock arrives as event `at`.',
+        },
         { selector: 'ImportExpression', message: 'machines/ is pure: no dynamic imports.' },
       ],
     },

@@ -12,9 +12,11 @@ export function packageRoot(): string {
   let d = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const p = join(d, 'package.json');
-    if (existsSync(p) && (JSON.parse(readFileSync(p, 'utf8')) as { name?: string }).name === 'engiloop') return (root = d);
+    if (existsSync(p) && (JSON.parse(readFileSync(p, 'utf8')) as { name?: string }).name === 'engiloop')
+      return (root = d);
     const up = dirname(d);
-    if (up === d) throw new Error('cannot find engiloop package.json above ' + fileURLToPath(import.meta.url));
+    if (up === d)
+      throw new Error('cannot find engiloop package.json above ' + fileURLToPath(import.meta.url));
     d = up;
   }
 }

@@ -9,7 +9,9 @@ import { ActionSchema } from '../tasks/schema.js';
 import type { Decision } from '../streams/events.js';
 
 const RawSchema = z.union([
-  z.object({ actions: z.array(ActionSchema).min(1, 'give at least one action, or say done / fail') }).strict(),
+  z
+    .object({ actions: z.array(ActionSchema).min(1, 'give at least one action, or say done / fail') })
+    .strict(),
   z.object({ done: z.literal(true), message: z.string().optional() }).strict(),
   z.object({ fail: z.string().min(1) }).strict(),
 ]);

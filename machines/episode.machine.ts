@@ -51,7 +51,12 @@ export const episodeMachine = setup({
     observed: assign({ observation: ({ event }) => (event as Ev<'observation.recorded'>).text }),
     decided: assign(({ context, event }) => {
       const e = event as Ev<'agent.decided'>;
-      const rec: RoundRecord = { round: e.round, observation: context.observation ?? '', decision: e.decision, results: [] };
+      const rec: RoundRecord = {
+        round: e.round,
+        observation: context.observation ?? '',
+        decision: e.decision,
+        results: [],
+      };
       return {
         round: e.round,
         observation: null,
@@ -65,7 +70,10 @@ export const episodeMachine = setup({
       const e = event as Ev<'action.executed'>;
       const last = context.history[context.history.length - 1];
       const history = last
-        ? [...context.history.slice(0, -1), { ...last, results: [...last.results, { action: e.action, result: e.result }] }]
+        ? [
+            ...context.history.slice(0, -1),
+            { ...last, results: [...last.results, { action: e.action, result: e.result }] },
+          ]
         : context.history;
       return { executed: context.executed + 1, history };
     }),

@@ -21,7 +21,10 @@ export function initialSnapshot(): EpisodeSnapshot {
 }
 
 /** Applies one event; the new snapshot and the effects it asks for. */
-export function step(snapshot: EpisodeSnapshot, event: EpisodeEvent): { snapshot: EpisodeSnapshot; effects: Effect[] } {
+export function step(
+  snapshot: EpisodeSnapshot,
+  event: EpisodeEvent,
+): { snapshot: EpisodeSnapshot; effects: Effect[] } {
   const [next, actions] = transition(episodeMachine, snapshot, event);
   return { snapshot: next, effects: effectsOf(actions) };
 }

@@ -11,5 +11,12 @@ export {
   type Defect,
   type SolutionStep,
 } from './schema.js';
-export { loadTask, loadSuite, type LoadedTask, type SuiteLoad, type LoadOptions, type CriterionCheck } from './load.js';
+export {
+  loadTask,
+  loadSuite,
+  type LoadedTask,
+  type SuiteLoad,
+  type LoadOptions,
+  type CriterionCheck,
+} from './load.js';
 export { TaskLoadError, isTaskLoadError } from './errors.js';

@@ -27,7 +27,10 @@ export interface LoadOptions {
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
 }
 
 function firstIssue(file: string, err: ZodError): TaskLoadError {
@@ -64,7 +67,10 @@ export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<Loa
   const parsed = TaskSchema.safeParse(await readYaml(file));
   if (!parsed.success) throw firstIssue(file, parsed.error);
   const t = parsed.data;
-  const task: Task = { ...t, limits: { ...t.limits, max_rounds: t.limits.max_rounds ?? defaultMaxRounds(t) } };
+  const task: Task = {
+    ...t,
+    limits: { ...t.limits, max_rounds: t.limits.max_rounds ?? defaultMaxRounds(t) },
+  };
 
   for (const [i, f] of task.inputs.files.entries())
     if (!(await exists(join(dir, f.src))))
@@ -131,7 +137,14 @@ export async function loadSuite(dir: string, opts: LoadOptions = {}): Promise<Su
   const seen = new Map<string, string>();
   for (const t of tasks) {
     const prev = seen.get(t.task.id);
-    if (prev) errors.push(new TaskLoadError(join(t.dir, 'task.yaml'), 'id', `duplicate task id "${t.task.id}" (also in ${relative(dir, prev) || prev})`));
+    if (prev)
+      errors.push(
+        new TaskLoadError(
+          join(t.dir, 'task.yaml'),
+          'id',
+          `duplicate task id "${t.task.id}" (also in ${relative(dir, prev) || prev})`,
+        ),
+      );
     seen.set(t.task.id, t.dir);
   }
   return { tasks: tasks.filter((t) => seen.get(t.task.id) === t.dir), errors };

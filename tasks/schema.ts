@@ -22,10 +22,19 @@ export const ActionSchema = z.discriminatedUnion('type', [
     /** Overrides the task's per-action timeout, in seconds. */
     timeout_sec: z.number().positive().optional(),
   }),
-  z.object({ type: z.literal('click'), x: z.number(), y: z.number(), button: z.enum(['left', 'right', 'middle']).optional() }),
+  z.object({
+    type: z.literal('click'),
+    x: z.number(),
+    y: z.number(),
+    button: z.enum(['left', 'right', 'middle']).optional(),
+  }),
   z.object({ type: z.literal('double_click'), x: z.number(), y: z.number() }),
   z.object({ type: z.literal('move'), x: z.number(), y: z.number() }),
-  z.object({ type: z.literal('drag'), from: z.tuple([z.number(), z.number()]), to: z.tuple([z.number(), z.number()]) }),
+  z.object({
+    type: z.literal('drag'),
+    from: z.tuple([z.number(), z.number()]),
+    to: z.tuple([z.number(), z.number()]),
+  }),
   z.object({ type: z.literal('scroll'), x: z.number(), y: z.number(), dx: z.number(), dy: z.number() }),
   z.object({ type: z.literal('key'), keys: z.string().min(1) }),
   z.object({ type: z.literal('type'), text: z.string() }),
@@ -94,7 +103,9 @@ export const TaskSchema = z
     inputs: z
       .object({
         /** Files copied into the workspace: `src` in the task folder → `dest` in the workdir. */
-        files: z.array(z.object({ src: relPath, dest: relPath.optional(), sandbox: z.string().optional() })).default([]),
+        files: z
+          .array(z.object({ src: relPath, dest: relPath.optional(), sandbox: z.string().optional() }))
+          .default([]),
         /** Reference images shown to the agent. */
         reference_images: z.array(relPath).default([]),
       })
@@ -111,7 +122,11 @@ export const TaskSchema = z
         action_timeout_sec: z.number().positive().default(60),
         wall_clock_sec: z.number().positive().default(3600),
         /** Bytes kept of each of stdout and stderr per command. */
-        output_cap_bytes: z.number().int().positive().default(64 * 1024),
+        output_cap_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(64 * 1024),
       })
       .default({ action_timeout_sec: 60, wall_clock_sec: 3600, output_cap_bytes: 65536 }),
     history_window: z.number().int().positive().default(15),
@@ -125,7 +140,8 @@ export const TaskSchema = z
     const names = Object.keys(t.environment.sandboxes);
     const ids = new Set<string>();
     t.criteria.forEach((c, i) => {
-      if (ids.has(c.id)) ctx.addIssue({ code: 'custom', path: ['criteria', i, 'id'], message: `duplicate id "${c.id}"` });
+      if (ids.has(c.id))
+        ctx.addIssue({ code: 'custom', path: ['criteria', i, 'id'], message: `duplicate id "${c.id}"` });
       ids.add(c.id);
       if (c.deliverable !== undefined && !t.deliverables.some((d) => d.path === c.deliverable))
         ctx.addIssue({
@@ -135,10 +151,18 @@ export const TaskSchema = z
         });
     });
     if (t.scoring === 'quantitative' && !t.criteria.some((c) => c.role === 'quality'))
-      ctx.addIssue({ code: 'custom', path: ['criteria'], message: 'a quantitative task needs a criterion with role "quality"' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['criteria'],
+        message: 'a quantitative task needs a criterion with role "quality"',
+      });
     t.deliverables.forEach((d, i) => {
       if (d.sandbox !== undefined && !names.includes(d.sandbox))
-        ctx.addIssue({ code: 'custom', path: ['deliverables', i, 'sandbox'], message: `unknown sandbox "${d.sandbox}" (have: ${names.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['deliverables', i, 'sandbox'],
+          message: `unknown sandbox "${d.sandbox}" (have: ${names.join(', ')})`,
+        });
     });
   });
 

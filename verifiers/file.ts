@@ -21,7 +21,8 @@ export type FileFormatParams = z.infer<typeof FileFormatParams>;
 /** The `file.format` verifier. */
 export const fileFormat: Verifier = {
   name: 'file.format',
-  description: 'Deliverable is present, non-empty and of its declared format (by content: stl, spice, verilog)',
+  description:
+    'Deliverable is present, non-empty and of its declared format (by content: stl, spice, verilog)',
   params: FileFormatParams,
   async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
     const p = FileFormatParams.parse(criterion.params);

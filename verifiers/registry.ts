@@ -13,7 +13,8 @@ const registry = new Map<string, Verifier>();
 
 /** Adds a verifier. Throws `VerifierError` (`VERIFIER_DUPLICATE`) when the name is taken. */
 export function registerVerifier(v: Verifier): void {
-  if (registry.has(v.name)) throw new VerifierError('VERIFIER_DUPLICATE', `verifier "${v.name}" is already registered`);
+  if (registry.has(v.name))
+    throw new VerifierError('VERIFIER_DUPLICATE', `verifier "${v.name}" is already registered`);
   registry.set(v.name, v);
 }
 

@@ -39,7 +39,9 @@ export async function verifyCriterion(
     const verifier = getVerifier(criterion.verifier);
     const parsed = verifier.params.safeParse(criterion.params);
     if (!parsed.success)
-      return fail(`invalid params for ${verifier.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
+      return fail(
+        `invalid params for ${verifier.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`,
+      );
     const missing = await checkDeliverable(ctx, criterion);
     if (missing !== null) return missing;
     const input: CriterionInput = { ...criterion, params: parsed.data as Record<string, unknown> };
@@ -52,7 +54,8 @@ export async function verifyCriterion(
     return { ...verdict, score: clamp01(verdict.score) };
   } catch (err) {
     if (ctx.signal?.aborted && !isVerifierTimeout(err)) throw err;
-    if (isVerifierTimeout(err)) return fail(`verifier ${criterion.verifier} timed out after ${formatMs(timeoutMs)}`);
+    if (isVerifierTimeout(err))
+      return fail(`verifier ${criterion.verifier} timed out after ${formatMs(timeoutMs)}`);
     return fail(`verifier ${criterion.verifier} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

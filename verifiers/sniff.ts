@@ -59,18 +59,29 @@ const ELEMENT = /^[rclvikedfghxbjmqsotwuyz]\S*\s+\S+\s+\S+/i;
 
 function sniffSpice(text: string): SniffResult {
   // The first line of a SPICE deck is its title, whatever it says.
-  const lines = text.replace(/\r\n?/g, '\n').split('\n').slice(1).map((l) => l.trim());
+  const lines = text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim());
   const body = lines.filter((l) => l !== '' && !l.startsWith('*'));
   const elements = body.filter((l) => ELEMENT.test(l) && !l.startsWith('.')).length;
   const end = body.some((l) => /^\.end\s*$/i.test(l));
   const ok = elements > 0 && end;
-  const missing = [elements === 0 ? 'no element lines' : '', end ? '' : 'no .end line'].filter(Boolean).join(', ');
-  return { ok, seen: ok ? `SPICE netlist, ${elements} element line(s), .end` : `not a SPICE netlist: ${missing}` };
+  const missing = [elements === 0 ? 'no element lines' : '', end ? '' : 'no .end line']
+    .filter(Boolean)
+    .join(', ');
+  return {
+    ok,
+    seen: ok ? `SPICE netlist, ${elements} element line(s), .end` : `not a SPICE netlist: ${missing}`,
+  };
 }
 
 function sniffVerilog(text: string): SniffResult {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ');
-  const modules = [...code.matchAll(/\bmodule\s+([A-Za-z_][A-Za-z0-9_$]*)[\s\S]*?\bendmodule\b/g)].map((m) => m[1]);
+  const modules = [...code.matchAll(/\bmodule\s+([A-Za-z_][A-Za-z0-9_$]*)[\s\S]*?\bendmodule\b/g)].map(
+    (m) => m[1],
+  );
   return modules.length > 0
     ? { ok: true, seen: `Verilog, module(s): ${modules.join(', ')}` }
     : { ok: false, seen: 'not Verilog: no "module … endmodule"' };

@@ -54,7 +54,10 @@ export interface CriterionInput {
 /** A verifier's answer on one criterion. */
 export interface Verdict {
   passed: boolean;
-  /** In [0, 1]. Checks and feasibility gates: 1 or 0. Quality: continuous. */
+  /**
+   * In [0, 1]. Quality criteria: the continuous score. Checks and gates: 1 or 0, or a fraction for
+   * information (e.g. testbench vectors passed); binary scoring and gates read only `passed`.
+   */
   score: number;
   measured?: unknown;
   expected?: unknown;

@@ -11,7 +11,9 @@ import { CliExit, EXIT } from './exit.js';
 
 const program = new Command()
   .name('engiloop')
-  .description('Benchmark AI agents on real engineering software: event-sourced episodes in Docker sandboxes.')
+  .description(
+    'Benchmark AI agents on real engineering software: event-sourced episodes in Docker sandboxes.',
+  )
   .version('0.1.0')
   .showHelpAfterError()
   .exitOverride()

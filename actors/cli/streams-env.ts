@@ -5,7 +5,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BlobStore, EpisodeLog, RunIndex, connectNats, startNatsServer, type NatsServerHandle } from '../../streams/index.js';
+import {
+  BlobStore,
+  EpisodeLog,
+  RunIndex,
+  connectNats,
+  startNatsServer,
+  type NatsServerHandle,
+} from '../../streams/index.js';
 import { engiloopHome } from '../paths.js';
 
 export interface StreamsEnv {
@@ -29,7 +36,11 @@ export async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise
   }
   try {
     const nc = await connectNats(url);
-    const [log, blobs, runs] = await Promise.all([EpisodeLog.open(nc), BlobStore.open(nc), RunIndex.open(nc)]);
+    const [log, blobs, runs] = await Promise.all([
+      EpisodeLog.open(nc),
+      BlobStore.open(nc),
+      RunIndex.open(nc),
+    ]);
     return {
       nc,
       log,

@@ -5,11 +5,16 @@ import type { RunSummary } from '../run/index.js';
 /** Left-aligned columns separated by two spaces, with a rule under the header. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-export const fmtMs = (ms: number): string => (ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`);
+export const fmtMs = (ms: number): string =>
+  ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
 
 /** Why an episode did not pass, in one line. */
 export function why(r: EpisodeResult): string {
@@ -33,6 +38,8 @@ export function resultsReport(results: readonly EpisodeResult[], summary: RunSum
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   const score = summary.engiScore === null ? '— (nothing scored)' : summary.engiScore.toFixed(1);
-  const unscored = summary.unscoredTasks.length ? `\nNot scored (infrastructure faults only): ${summary.unscoredTasks.join(', ')}` : '';
+  const unscored = summary.unscoredTasks.length
+    ? `\nNot scored (infrastructure faults only): ${summary.unscoredTasks.join(', ')}`
+    : '';
   return `${table(['task', 'agent', 'status', 'score', 'rounds', 'duration', 'why not passed'], rows)}\n\nEpisodes: ${summary.episodes} (${counts})\nEngiScore: ${score}${unscored}`;
 }

@@ -14,5 +14,7 @@ export function stableStringify(v: unknown): string {
 
 /** SHA-256 of a snapshot's persisted form: recorded in `episode.ended`, checked by fold. */
 export function snapshotDigest(s: EpisodeSnapshot): string {
-  return createHash('sha256').update(stableStringify(persist(s))).digest('hex');
+  return createHash('sha256')
+    .update(stableStringify(persist(s)))
+    .digest('hex');
 }

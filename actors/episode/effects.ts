@@ -36,7 +36,11 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
       cpus: spec.resources.cpus,
       memoryMb: spec.resources.memory_mb,
       pids: spec.resources.pids,
-      labels: { 'io.engiloop.run': s.opts.runId, 'io.engiloop.episode': s.opts.episodeId, 'io.engiloop.sandbox': name },
+      labels: {
+        'io.engiloop.run': s.opts.runId,
+        'io.engiloop.episode': s.opts.episodeId,
+        'io.engiloop.sandbox': name,
+      },
       ...(s.opts.signal ? { signal: s.opts.signal } : {}),
     });
     s.sandboxes.set(name, sb);
@@ -66,7 +70,12 @@ export async function observe(s: EffectScope, ctx: EpisodeContext): Promise<Even
   return { type: 'observation.recorded', round: ctx.round + 1, text: observationText(ctx, listing) };
 }
 
-export async function decide(s: EffectScope, ctx: EpisodeContext, agent: Agent, parent: Span): Promise<EventDraft> {
+export async function decide(
+  s: EffectScope,
+  ctx: EpisodeContext,
+  agent: Agent,
+  parent: Span,
+): Promise<EventDraft> {
   const round = ctx.round + 1;
   const span = startSpan('agent.decide', { 'engiloop.task': ctx.taskId, 'engiloop.round': round }, parent);
   const t0 = performance.now();
@@ -81,7 +90,13 @@ export async function decide(s: EffectScope, ctx: EpisodeContext, agent: Agent, 
     const decision = parseDecision(raw);
     span.setAttribute('engiloop.decision', decision.kind);
     endSpan(span);
-    return { type: 'agent.decided', round, raw: raw ?? null, decision, latencyMs: Math.round(performance.now() - t0) };
+    return {
+      type: 'agent.decided',
+      round,
+      raw: raw ?? null,
+      decision,
+      latencyMs: Math.round(performance.now() - t0),
+    };
   } catch (e) {
     endSpan(span, e);
     throw e;
@@ -93,14 +108,25 @@ function refused(message: string): CommandResult {
 }
 
 /** Runs one action; a GUI action in a CLI task or an unknown sandbox is answered, not thrown. */
-export async function execute(s: EffectScope, action: Action, round: number, parent: Span): Promise<CommandResult> {
+export async function execute(
+  s: EffectScope,
+  action: Action,
+  round: number,
+  parent: Span,
+): Promise<CommandResult> {
   const { task } = s.lt;
   if (action.type !== 'shell')
-    return refused(`action "${action.type}" is not available in a ${task.interface.toUpperCase()} task; use {"type":"shell","command":"..."}`);
+    return refused(
+      `action "${action.type}" is not available in a ${task.interface.toUpperCase()} task; use {"type":"shell","command":"..."}`,
+    );
   const name = action.sandbox ?? Object.keys(task.environment.sandboxes)[0]!;
   const sb = s.sandboxes.get(name);
   if (!sb) return refused(`no sandbox named "${name}" (have: ${[...s.sandboxes.keys()].join(', ')})`);
-  const span = startSpan('action', { 'engiloop.task': task.id, 'engiloop.round': round, 'engiloop.action': 'shell' }, parent);
+  const span = startSpan(
+    'action',
+    { 'engiloop.task': task.id, 'engiloop.round': round, 'engiloop.action': 'shell' },
+    parent,
+  );
   try {
     const r = await sb.exec(action.command, {
       timeoutMs: (action.timeout_sec ?? task.limits.action_timeout_sec) * 1000,
@@ -141,12 +167,26 @@ export async function verify(s: EffectScope): Promise<EventDraft> {
       ...(s.opts.signal ? { signal: s.opts.signal } : {}),
     });
     for (const verdict of v.verdicts) {
-      const vs = startSpan(`verifier ${verdict.verifier}`, { 'engiloop.criterion': verdict.criterion, 'engiloop.passed': verdict.passed, 'engiloop.score': verdict.score }, span);
+      const vs = startSpan(
+        `verifier ${verdict.verifier}`,
+        {
+          'engiloop.criterion': verdict.criterion,
+          'engiloop.passed': verdict.passed,
+          'engiloop.score': verdict.score,
+        },
+        span,
+      );
       vs.end();
     }
     span.setAttributes({ 'engiloop.score': v.score, 'engiloop.passed': v.passed });
     endSpan(span);
-    return { type: 'verification.completed', verdicts: v.verdicts, score: v.score, passed: v.passed, artifacts };
+    return {
+      type: 'verification.completed',
+      verdicts: v.verdicts,
+      score: v.score,
+      passed: v.passed,
+      artifacts,
+    };
   } catch (e) {
     endSpan(span, e);
     throw e;

@@ -3,7 +3,14 @@
  * log before the machine sees it. Containers are removed on every exit path.
  */
 import type { Span } from '@opentelemetry/api';
-import { initialSnapshot, stateName, step, toErrorData, type Effect, type EpisodeSnapshot } from '../../machines/index.js';
+import {
+  initialSnapshot,
+  stateName,
+  step,
+  toErrorData,
+  type Effect,
+  type EpisodeSnapshot,
+} from '../../machines/index.js';
 import { decodeEvent, encodeEvent, externalize } from '../../streams/index.js';
 import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/events.js';
 import type { LoadedTask } from '../../tasks/index.js';
@@ -15,18 +22,27 @@ import { RecordingError } from './errors.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
 function describeAction(e: EpisodeEvent): string | null {
-  if (e.type === 'action.executed') return e.action.type === 'shell' ? e.action.command.split('\n')[0]!.slice(0, 60) : e.action.type;
+  if (e.type === 'action.executed')
+    return e.action.type === 'shell' ? e.action.command.split('\n')[0]!.slice(0, 60) : e.action.type;
   if (e.type === 'agent.decided' && e.decision.kind !== 'act') return e.decision.kind.toUpperCase();
   return null;
 }
 
 /** Runs `lt` once with `opts.agent`; never throws for agent or infrastructure faults. */
-export async function runEpisode(lt: LoadedTask, deps: EpisodeDeps, opts: EpisodeOptions): Promise<EpisodeResult> {
+export async function runEpisode(
+  lt: LoadedTask,
+  deps: EpisodeDeps,
+  opts: EpisodeOptions,
+): Promise<EpisodeResult> {
   const now = deps.now ?? Date.now;
   const t0 = now();
   const { task } = lt;
   const sandboxes = new Map<string, Sandbox>();
-  const span = startSpan('episode', { 'engiloop.task': task.id, 'engiloop.episode': opts.episodeId, 'engiloop.agent': opts.agent.name });
+  const span = startSpan('episode', {
+    'engiloop.task': task.id,
+    'engiloop.episode': opts.episodeId,
+    'engiloop.agent': opts.agent.name,
+  });
   const scope: fx.EffectScope = { lt, deps, opts, sandboxes, span };
   let snap: EpisodeSnapshot = initialSnapshot();
   let count = 0;
@@ -56,7 +72,11 @@ export async function runEpisode(lt: LoadedTask, deps: EpisodeDeps, opts: Episod
     try {
       await sink.append(event);
     } catch (e) {
-      throw new RecordingError('LOG_WRITE_FAILED', `cannot append to episode ${opts.episodeId}: ${(e as Error).message}`, { cause: e });
+      throw new RecordingError(
+        'LOG_WRITE_FAILED',
+        `cannot append to episode ${opts.episodeId}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     count++;
     const r = step(snap, event);
@@ -103,7 +123,13 @@ export async function runEpisode(lt: LoadedTask, deps: EpisodeDeps, opts: Episod
   };
 
   try {
-    await emit({ type: 'episode.started', episodeId: opts.episodeId, runId: opts.runId, task, agent: opts.agent.name });
+    await emit({
+      type: 'episode.started',
+      episodeId: opts.episodeId,
+      runId: opts.runId,
+      task,
+      agent: opts.agent.name,
+    });
     while (queue.length > 0) {
       const effect = queue.shift()!;
       try {
@@ -139,7 +165,11 @@ export async function runEpisode(lt: LoadedTask, deps: EpisodeDeps, opts: Episod
     rounds: c.round,
     durationMs: now() - t0,
     verdicts: c.verification?.verdicts ?? [],
-    error: logError ? toErrorData(logError) : c.error ? { code: c.error.code, message: c.error.message } : null,
+    error: logError
+      ? toErrorData(logError)
+      : c.error
+        ? { code: c.error.code, message: c.error.message }
+        : null,
     snapshotDigest: logError ? null : digest,
     events: count,
   };

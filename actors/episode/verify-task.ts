@@ -4,7 +4,12 @@ import type { VerifyFn } from './ports.js';
 
 export const verifyTask: VerifyFn = async (lt, ctx) => {
   const verdicts = await verifyAll(
-    { artifactsDir: ctx.artifactsDir, taskDir: lt.dir, runTool: ctx.runTool, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+    {
+      artifactsDir: ctx.artifactsDir,
+      taskDir: lt.dir,
+      runTool: ctx.runTool,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
     lt.task,
   );
   const score = taskScore(lt.task.scoring, verdicts);

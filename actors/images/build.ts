@@ -18,7 +18,9 @@ export const HASH_LABEL = 'io.engiloop.hash';
 async function folderFiles(dir: string): Promise<{ rel: string; data: Buffer }[]> {
   const out: { rel: string; data: Buffer }[] = [];
   const walk = async (d: string, prefix: string) => {
-    for (const e of (await readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of (await readdir(d, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const rel = prefix ? `${prefix}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(join(d, e.name), rel);
       else out.push({ rel, data: await readFile(join(d, e.name)) });
@@ -31,7 +33,8 @@ async function folderFiles(dir: string): Promise<{ rel: string; data: Buffer }[]
 /** Content hash of an image's definition, chained through its base. */
 export async function imageHash(def: ImageDef): Promise<string> {
   const h = createHash('sha256');
-  for (const f of await folderFiles(join(packageRoot(), 'deploy/images', def.name))) h.update(f.rel).update('\0').update(f.data);
+  for (const f of await folderFiles(join(packageRoot(), 'deploy/images', def.name)))
+    h.update(f.rel).update('\0').update(f.data);
   const base = def.from ? IMAGES.find((i) => i.name === def.from) : undefined;
   if (base) h.update(await imageHash(base));
   return h.digest('hex').slice(0, 16);
@@ -66,14 +69,17 @@ function runScript(cmd: string, args: string[], log: BuildLog): Promise<void> {
     p.stderr.on('data', onData);
     p.on('error', reject);
     p.on('close', (code) =>
-      code === 0 ? resolve() : reject(new EngiloopError('IMAGE_BUILD_FAILED', `${cmd} exited ${code}:\n${tail.join('\n')}`)),
+      code === 0
+        ? resolve()
+        : reject(new EngiloopError('IMAGE_BUILD_FAILED', `${cmd} exited ${code}:\n${tail.join('\n')}`)),
     );
   });
 }
 
 async function buildDockerfile(docker: Docker, def: ImageDef, hash: string, log: BuildLog): Promise<void> {
   const tar = pack();
-  for (const f of await folderFiles(join(packageRoot(), 'deploy/images', def.name))) tar.entry({ name: f.rel }, f.data);
+  for (const f of await folderFiles(join(packageRoot(), 'deploy/images', def.name)))
+    tar.entry({ name: f.rel }, f.data);
   tar.finalize();
   const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
     t: def.tag,
@@ -86,7 +92,10 @@ async function buildDockerfile(docker: Docker, def: ImageDef, hash: string, log:
       stream,
       (err, out) => {
         const failed = (out as { error?: string }[] | undefined)?.find((o) => o.error);
-        if (err || failed) reject(new EngiloopError('IMAGE_BUILD_FAILED', `building ${def.tag}: ${err?.message ?? failed?.error}`));
+        if (err || failed)
+          reject(
+            new EngiloopError('IMAGE_BUILD_FAILED', `building ${def.tag}: ${err?.message ?? failed?.error}`),
+          );
         else resolve();
       },
       (ev: { stream?: string }) => {
@@ -104,17 +113,25 @@ export interface BuildOptions {
 }
 
 /** Builds the images (in dependency order); returns what was built or skipped, with times. */
-export async function buildImages(docker: Docker, o: BuildOptions): Promise<{ name: string; tag: string; action: 'built' | 'up-to-date'; ms: number }[]> {
+export async function buildImages(
+  docker: Docker,
+  o: BuildOptions,
+): Promise<{ name: string; tag: string; action: 'built' | 'up-to-date'; ms: number }[]> {
   const unknown = (o.only ?? []).filter((n) => !IMAGES.some((i) => i.name === n));
   if (unknown.length)
-    throw new EngiloopError('IMAGE_UNKNOWN', `unknown image ${unknown.join(', ')} (known: ${IMAGES.map((i) => i.name).join(', ')})`);
+    throw new EngiloopError(
+      'IMAGE_UNKNOWN',
+      `unknown image ${unknown.join(', ')} (known: ${IMAGES.map((i) => i.name).join(', ')})`,
+    );
   const wanted = IMAGES.filter((i) => !o.only?.length || o.only.includes(i.name));
   const report: { name: string; tag: string; action: 'built' | 'up-to-date'; ms: number }[] = [];
   for (const def of IMAGES) {
     const hash = await imageHash(def);
     const current = (await labelOf(docker, def.tag)) === hash;
     // A base is built when a wanted image needs it and it is missing.
-    const needed = wanted.includes(def) || (wanted.some((w) => w.from === def.name) && (await labelOf(docker, def.tag)) === null);
+    const needed =
+      wanted.includes(def) ||
+      (wanted.some((w) => w.from === def.name) && (await labelOf(docker, def.tag)) === null);
     if (!needed) continue;
     if (current && !o.force) {
       o.log(`${def.tag}: up to date (${hash})`);
@@ -124,7 +141,11 @@ export async function buildImages(docker: Docker, o: BuildOptions): Promise<{ na
     const t0 = Date.now();
     o.log(`${def.tag}: building (${def.kind})…`);
     if (def.kind === 'debootstrap')
-      await runScript('bash', [join(packageRoot(), 'deploy/images', def.name, 'build.sh'), def.tag, `${HASH_LABEL}=${hash}`], (l) => o.log(`  ${l}`));
+      await runScript(
+        'bash',
+        [join(packageRoot(), 'deploy/images', def.name, 'build.sh'), def.tag, `${HASH_LABEL}=${hash}`],
+        (l) => o.log(`  ${l}`),
+      );
     else await buildDockerfile(docker, def, hash, (l) => o.log(`  ${l}`));
     const ms = Date.now() - t0;
     o.log(`${def.tag}: built in ${(ms / 1000).toFixed(1)} s`);

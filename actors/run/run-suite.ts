@@ -30,11 +30,21 @@ export interface SuiteRun {
 }
 
 /** The episodes a run will hold, in order. */
-export function planEpisodes(runId: string, tasks: readonly LoadedTask[], repeat: number): { lt: LoadedTask; episodeId: string }[] {
-  return tasks.flatMap((lt) => Array.from({ length: repeat }, (_, k) => ({ lt, episodeId: episodeId(runId, lt.task.id, k + 1) })));
+export function planEpisodes(
+  runId: string,
+  tasks: readonly LoadedTask[],
+  repeat: number,
+): { lt: LoadedTask; episodeId: string }[] {
+  return tasks.flatMap((lt) =>
+    Array.from({ length: repeat }, (_, k) => ({ lt, episodeId: episodeId(runId, lt.task.id, k + 1) })),
+  );
 }
 
-export async function runSuite(tasks: readonly LoadedTask[], deps: EpisodeDeps, o: SuiteRunOptions): Promise<SuiteRun> {
+export async function runSuite(
+  tasks: readonly LoadedTask[],
+  deps: EpisodeDeps,
+  o: SuiteRunOptions,
+): Promise<SuiteRun> {
   for (const lt of tasks) createAgent(o.agent, lt); // throws AgentError before anything starts
   const plan = planEpisodes(o.runId, tasks, o.repeat);
   const results = await pool(plan, o.concurrency, async ({ lt, episodeId: id }) => {

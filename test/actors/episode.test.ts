@@ -60,7 +60,9 @@ describe('episode rules', () => {
     const lt = withLimit(await starter('openscad-plate'), 3);
     const ref = lt.task.reference;
     // Plays the reference, then keeps busy without ever saying DONE.
-    const agent = agentOf('busy', (round) => ({ actions: [ref[round - 1] ?? { type: 'shell', command: 'echo still working' }].flat() }));
+    const agent = agentOf('busy', (round) => ({
+      actions: [ref[round - 1] ?? { type: 'shell', command: 'echo still working' }].flat(),
+    }));
     const r = await kit.run(lt, agent);
     expect(r.status).toBe('limit');
     expect(r.rounds).toBe(3);
@@ -82,7 +84,10 @@ describe('episode rules', () => {
     expect(r.rounds).toBe(2);
     const events = await kit.log.read(r.episodeId);
     const decided = events.filter((e) => e.type === 'agent.decided');
-    expect(decided[0]).toMatchObject({ raw: { actions: [{ type: 'teleport' }] }, decision: { kind: 'invalid' } });
+    expect(decided[0]).toMatchObject({
+      raw: { actions: [{ type: 'teleport' }] },
+      decision: { kind: 'invalid' },
+    });
     // Nothing delivered: score 0 with a readable reason, not a crash.
     expect(r.score).toBe(0);
     expect(r.verdicts[0]!.reason).toMatch(/missing/i);
@@ -91,7 +96,14 @@ describe('episode rules', () => {
   it('a command past its timeout is killed and the episode continues', async () => {
     const lt = await starter('openscad-plate');
     const agent = agentOf('sleepy', (round) =>
-      round === 1 ? { actions: [{ type: 'shell', command: 'sleep 60', timeout_sec: 1 }, { type: 'shell', command: 'echo after' }] } : { fail: 'gave up' },
+      round === 1
+        ? {
+            actions: [
+              { type: 'shell', command: 'sleep 60', timeout_sec: 1 },
+              { type: 'shell', command: 'echo after' },
+            ],
+          }
+        : { fail: 'gave up' },
     );
     const t0 = Date.now();
     const r = await kit.run(lt, agent);
@@ -118,8 +130,15 @@ describe('episode rules', () => {
 
   it('an output over 64 KiB goes to the object store and comes back with a matching digest', async () => {
     const base = await starter('openscad-plate');
-    const lt: LoadedTask = { ...base, task: { ...base.task, limits: { ...base.task.limits, output_cap_bytes: 1 << 20 } } };
-    const agent = agentOf('loud', (round) => (round === 1 ? { actions: [{ type: 'shell', command: "head -c 200000 /dev/zero | tr '\\0' a" }] } : { done: true }));
+    const lt: LoadedTask = {
+      ...base,
+      task: { ...base.task, limits: { ...base.task.limits, output_cap_bytes: 1 << 20 } },
+    };
+    const agent = agentOf('loud', (round) =>
+      round === 1
+        ? { actions: [{ type: 'shell', command: "head -c 200000 /dev/zero | tr '\\0' a" }] }
+        : { done: true },
+    );
     const r = await kit.run(lt, agent);
     const act = (await kit.log.read(r.episodeId)).find((e) => e.type === 'action.executed');
     if (act?.type !== 'action.executed') throw new Error('no action event');
@@ -145,7 +164,9 @@ describe('episode rules', () => {
 describe('infrastructure faults are not agent failures', () => {
   it('Docker unreachable → infra_error, not a score of 0', async () => {
     const lt = await starter('openscad-plate');
-    const dead = new DockerSandboxProvider({ docker: new Docker({ socketPath: '/tmp/engiloop-no-docker.sock' }) });
+    const dead = new DockerSandboxProvider({
+      docker: new Docker({ socketPath: '/tmp/engiloop-no-docker.sock' }),
+    });
     const r = await kit.run(lt, createAgent('scripted', lt), { deps: { sandboxes: dead } });
     expect(r.status).toBe('infra_error');
     expect(r.score).toBeNull();
@@ -158,7 +179,12 @@ describe('infrastructure faults are not agent failures', () => {
     const base = await starter('openscad-plate');
     const lt: LoadedTask = {
       ...base,
-      task: { ...base.task, environment: { sandboxes: { main: { ...base.task.environment.sandboxes.main!, image: 'engiloop/nope:latest' } } } },
+      task: {
+        ...base.task,
+        environment: {
+          sandboxes: { main: { ...base.task.environment.sandboxes.main!, image: 'engiloop/nope:latest' } },
+        },
+      },
     };
     const r = await kit.run(lt, createAgent('scripted', lt));
     expect(r.status).toBe('infra_error');

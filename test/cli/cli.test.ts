@@ -30,7 +30,20 @@ afterAll(async () => {
 
 describe('engiloop', () => {
   it('every command has --help', async () => {
-    for (const args of [[], ['run'], ['tasks'], ['tasks', 'list'], ['tasks', 'validate'], ['schema'], ['events'], ['results'], ['runs'], ['images'], ['images', 'build'], ['verifiers']]) {
+    for (const args of [
+      [],
+      ['run'],
+      ['tasks'],
+      ['tasks', 'list'],
+      ['tasks', 'validate'],
+      ['schema'],
+      ['events'],
+      ['results'],
+      ['runs'],
+      ['images'],
+      ['images', 'build'],
+      ['verifiers'],
+    ]) {
       const r = await cli([...args, '--help']);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout, args.join(' ')).toMatch(/Usage: engiloop/);
@@ -55,7 +68,11 @@ describe('engiloop', () => {
     const r = await cli(['run', suite, '--json'], env);
     expect(r.stderr).toMatch(/skipping invalid task: .*broken/);
     expect(r.code).toBe(2); // bad input in the suite, even though the valid task ran
-    const rec = JSON.parse(r.stdout) as { runId: string; results: { episodeId: string; taskId: string; status: string; score: number }[]; summary: { engiScore: number } };
+    const rec = JSON.parse(r.stdout) as {
+      runId: string;
+      results: { episodeId: string; taskId: string; status: string; score: number }[];
+      summary: { engiScore: number };
+    };
     expect(rec.results).toHaveLength(1);
     expect(rec.results[0]).toMatchObject({ taskId: 'verilog-counter', status: 'done', score: 1 });
     expect(rec.summary.engiScore).toBe(100);
@@ -67,7 +84,14 @@ describe('engiloop', () => {
     expect(res.stdout).toMatch(/verilog-counter\s+scripted\s+done\s+1\.000/);
     const ev = await cli(['events', rec.results[0]!.episodeId], env);
     expect(ev.code).toBe(0);
-    for (const t of ['episode.started', 'sandbox.provisioned', 'agent.decided', 'action.executed', 'verification.completed', 'episode.ended'])
+    for (const t of [
+      'episode.started',
+      'sandbox.provisioned',
+      'agent.decided',
+      'action.executed',
+      'verification.completed',
+      'episode.ended',
+    ])
       expect(ev.stdout).toContain(t);
     const runs = await cli(['runs'], env);
     expect(runs.stdout).toContain(rec.runId);

@@ -67,7 +67,8 @@ export async function makeWithTool(
     collect: [output],
   });
   const out = r.files[output];
-  if (out === undefined) throw new Error(`${command} made no ${output} (exit ${r.exitCode}): ${r.stderr}${r.stdout}`);
+  if (out === undefined)
+    throw new Error(`${command} made no ${output} (exit ${r.exitCode}): ${r.stderr}${r.stdout}`);
   return out;
 }
 
@@ -85,7 +86,8 @@ export async function playSolution(
   const log: string[] = [];
   for (const step of steps)
     for (const action of Array.isArray(step) ? step : [step]) {
-      if (action.type !== 'shell') throw new Error(`playSolution plays shell actions only, got ${action.type}`);
+      if (action.type !== 'shell')
+        throw new Error(`playSolution plays shell actions only, got ${action.type}`);
       const r = await sb.exec(action.command, { timeoutMs: 60_000, outputCapBytes: 65_536 });
       log.push(`$ ${action.command.split('\n')[0]} → exit ${r.exitCode}\n${r.stdout}${r.stderr}`);
     }

@@ -10,7 +10,11 @@ export interface CliResult {
   stderr: string;
 }
 
-export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000): Promise<CliResult> {
+export function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 300_000,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'actors/cli/main.ts'), ...args], {
       cwd: ROOT,

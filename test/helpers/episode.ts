@@ -56,10 +56,16 @@ export async function episodeKit(): Promise<EpisodeKit> {
     dir,
     run: (lt, agent, opts = {}) => {
       const episodeId = `${runId}-${lt.task.id}-${++k}`;
-      return runEpisode(lt, { ...deps, ...opts.deps }, { episodeId, runId, agent, artifactsDir: join(dir, episodeId) });
+      return runEpisode(
+        lt,
+        { ...deps, ...opts.deps },
+        { episodeId, runId, agent, artifactsDir: join(dir, episodeId) },
+      );
     },
     leftovers: async () =>
-      (await new Docker().listContainers({ all: true, filters: { label: [`io.engiloop.run=${runId}`] } })).map((c) => c.Id),
+      (
+        await new Docker().listContainers({ all: true, filters: { label: [`io.engiloop.run=${runId}`] } })
+      ).map((c) => c.Id),
     close: async () => {
       await nats.close();
       await rm(dir, { recursive: true, force: true });

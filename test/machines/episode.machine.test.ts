@@ -37,7 +37,8 @@ function drive(events: EpisodeEvent[]) {
   return { snap, effects };
 }
 
-const start = (t: Task) => ev({ type: 'episode.started', episodeId: 'e1', runId: 'r1', task: t, agent: 'scripted' });
+const start = (t: Task) =>
+  ev({ type: 'episode.started', episodeId: 'e1', runId: 'r1', task: t, agent: 'scripted' });
 const verified = (score: number) =>
   ev({ type: 'verification.completed', verdicts: [], score, passed: score === 1, artifacts: {} });
 
@@ -48,14 +49,29 @@ describe('episode machine', () => {
       start(task()),
       ev({ type: 'sandbox.provisioned', sandboxes: { main: 'c1' } }),
       ev({ type: 'observation.recorded', round: 1, text: 'objective' }),
-      ev({ type: 'agent.decided', round: 1, raw: {}, decision: { kind: 'act', actions: [sh, sh] }, latencyMs: 1 }),
+      ev({
+        type: 'agent.decided',
+        round: 1,
+        raw: {},
+        decision: { kind: 'act', actions: [sh, sh] },
+        latencyMs: 1,
+      }),
       ev({ type: 'action.executed', round: 1, index: 0, action: sh, result: ok }),
       ev({ type: 'action.executed', round: 1, index: 1, action: sh, result: ok }),
       ev({ type: 'observation.recorded', round: 2, text: 'results' }),
       ev({ type: 'agent.decided', round: 2, raw: {}, decision: { kind: 'done' }, latencyMs: 1 }),
       verified(1),
     ]);
-    expect(effects).toEqual(['provision', 'observe', 'decide', 'execute', 'observe', 'decide', 'verify', 'finish']);
+    expect(effects).toEqual([
+      'provision',
+      'observe',
+      'decide',
+      'execute',
+      'observe',
+      'decide',
+      'verify',
+      'finish',
+    ]);
     expect(stateName(snap)).toBe('done');
     expect(snap.status).toBe('done');
     expect(snap.context.round).toBe(2);
@@ -69,7 +85,13 @@ describe('episode machine', () => {
       start(task()),
       ev({ type: 'sandbox.provisioned', sandboxes: {} }),
       ev({ type: 'observation.recorded', round: 1, text: 'o' }),
-      ev({ type: 'agent.decided', round: 1, raw: {}, decision: { kind: 'fail', reason: 'cannot' }, latencyMs: 1 }),
+      ev({
+        type: 'agent.decided',
+        round: 1,
+        raw: {},
+        decision: { kind: 'fail', reason: 'cannot' },
+        latencyMs: 1,
+      }),
       verified(0),
     ]);
     expect(effects.slice(-2)).toEqual(['verify', 'finish']);
@@ -82,7 +104,15 @@ describe('episode machine', () => {
     const events = [start(task({ max_rounds: 2 })), ev({ type: 'sandbox.provisioned', sandboxes: {} })];
     for (let r = 1; r <= 2; r++) {
       events.push(ev({ type: 'observation.recorded', round: r, text: 'o' }));
-      events.push(ev({ type: 'agent.decided', round: r, raw: {}, decision: { kind: 'act', actions: [sh] }, latencyMs: 1 }));
+      events.push(
+        ev({
+          type: 'agent.decided',
+          round: r,
+          raw: {},
+          decision: { kind: 'act', actions: [sh] },
+          latencyMs: 1,
+        }),
+      );
       events.push(ev({ type: 'action.executed', round: r, index: 0, action: sh, result: ok }));
     }
     const mid = drive(events);
@@ -100,7 +130,13 @@ describe('episode machine', () => {
       start(task()),
       ev({ type: 'sandbox.provisioned', sandboxes: {} }),
       ev({ type: 'observation.recorded', round: 1, text: 'o' }),
-      ev({ type: 'agent.decided', round: 1, raw: 'garbage', decision: { kind: 'invalid', error: 'bad' }, latencyMs: 1 }),
+      ev({
+        type: 'agent.decided',
+        round: 1,
+        raw: 'garbage',
+        decision: { kind: 'invalid', error: 'bad' },
+        latencyMs: 1,
+      }),
     ]);
     expect(stateName(snap)).toBe('observing');
     expect(snap.context.round).toBe(1);
@@ -122,7 +158,11 @@ describe('episode machine', () => {
     clock = 1000;
     const { snap } = drive([
       start(task()),
-      ev({ type: 'infra.failed', error: { code: 'DOCKER_UNREACHABLE', message: 'x' }, during: 'provisioning' }),
+      ev({
+        type: 'infra.failed',
+        error: { code: 'DOCKER_UNREACHABLE', message: 'x' },
+        during: 'provisioning',
+      }),
     ]);
     expect(stateName(snap)).toBe('infra_error');
     expect(snap.context.error?.code).toBe('DOCKER_UNREACHABLE');

@@ -40,7 +40,9 @@ describe('loadTask', () => {
   });
 
   it('a wrong type names the file and the field path', async () => {
-    const dir = await variant((y) => y.replace('interface: cli', 'interface: cli\nlimits:\n  max_rounds: lots'));
+    const dir = await variant((y) =>
+      y.replace('interface: cli', 'interface: cli\nlimits:\n  max_rounds: lots'),
+    );
     const e = await loadError(dir);
     expect(e.file).toBe(join(dir, 'task.yaml'));
     expect(e.field).toBe('limits.max_rounds');
@@ -54,7 +56,9 @@ describe('loadTask', () => {
   });
 
   it('a missing required field is named', async () => {
-    const e = await loadError(await variant((y) => y.replace(/^objective: \|[\s\S]*?(?=^environment:)/m, '')));
+    const e = await loadError(
+      await variant((y) => y.replace(/^objective: \|[\s\S]*?(?=^environment:)/m, '')),
+    );
     expect(e.field).toBe('objective');
   });
 
@@ -64,30 +68,50 @@ describe('loadTask', () => {
   });
 
   it('a criterion naming an undeclared deliverable is refused', async () => {
-    const e = await loadError(await variant((y) => y.replace('deliverable: part.stl\n    params: { property: manifold }', 'deliverable: other.stl\n    params: { property: manifold }')));
+    const e = await loadError(
+      await variant((y) =>
+        y.replace(
+          'deliverable: part.stl\n    params: { property: manifold }',
+          'deliverable: other.stl\n    params: { property: manifold }',
+        ),
+      ),
+    );
     expect(e.field).toBe('criteria[1].deliverable');
     expect(e.message).toMatch(/not a declared deliverable/);
   });
 
   it('an unknown verifier and bad verifier params are refused at load time', async () => {
-    const e1 = await loadError(await variant((y) => y.replace('verifier: file.format', 'verifier: file.nope')));
+    const e1 = await loadError(
+      await variant((y) => y.replace('verifier: file.format', 'verifier: file.nope')),
+    );
     expect(e1.field).toBe('criteria[0]');
     expect(e1.message).toMatch(/file\.nope/);
-    const e2 = await loadError(await variant((y) => y.replace('{ property: genus, expected: 4 }', '{ property: genus, expected: four }')));
+    const e2 = await loadError(
+      await variant((y) =>
+        y.replace('{ property: genus, expected: 4 }', '{ property: genus, expected: four }'),
+      ),
+    );
     expect(e2.field).toBe('criteria[4]');
     expect(e2.message).toMatch(/params/);
   });
 
   it('a defect naming an unknown criterion is refused, naming the defect file', async () => {
     const dir = await variant((y) => y);
-    await writeFile(join(dir, 'defects', 'bad.yaml'), 'description: x\nfails: [nope]\nactions:\n  - { type: shell, command: "true" }\n');
+    await writeFile(
+      join(dir, 'defects', 'bad.yaml'),
+      'description: x\nfails: [nope]\nactions:\n  - { type: shell, command: "true" }\n',
+    );
     const e = await loadError(dir);
     expect(e.file).toBe(join(dir, 'defects', 'bad.yaml'));
     expect(e.field).toBe('fails[0]');
   });
 
   it('a missing input file is named', async () => {
-    const e = await loadError(await variant((y) => y.replace('environment:', 'inputs:\n  files:\n    - src: drawing.dxf\nenvironment:')));
+    const e = await loadError(
+      await variant((y) =>
+        y.replace('environment:', 'inputs:\n  files:\n    - src: drawing.dxf\nenvironment:'),
+      ),
+    );
     expect(e.field).toBe('inputs.files[0].src');
     expect(e.message).toMatch(/drawing\.dxf/);
   });
@@ -114,7 +138,9 @@ describe('loadSuite', () => {
 
   it('the JSON Schema describes the task fields', () => {
     const s = taskJsonSchema() as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(s.properties)).toEqual(expect.arrayContaining(['id', 'domain', 'type', 'interface', 'objective', 'criteria', 'reference']));
+    expect(Object.keys(s.properties)).toEqual(
+      expect.arrayContaining(['id', 'domain', 'type', 'interface', 'objective', 'criteria', 'reference']),
+    );
     expect(s.required).toEqual(expect.arrayContaining(['id', 'objective', 'deliverables', 'criteria']));
   });
 });

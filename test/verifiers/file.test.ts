@@ -22,7 +22,12 @@ beforeAll(async () => {
   dir = await tempDir('file');
   const scad = 'difference() { cube(10); translate([5, 5, -1]) cylinder(d = 4, h = 12); }';
   const ascii = await makeWithTool(kit.runTool, 'openscad -o a.stl p.scad', { 'p.scad': scad }, 'a.stl');
-  const binary = await makeWithTool(kit.runTool, 'openscad --export-format binstl -o b.stl p.scad', { 'p.scad': scad }, 'b.stl');
+  const binary = await makeWithTool(
+    kit.runTool,
+    'openscad --export-format binstl -o b.stl p.scad',
+    { 'p.scad': scad },
+    'b.stl',
+  );
   await writeFiles(dir.path, {
     'ascii.stl': ascii,
     'binary.stl': binary,

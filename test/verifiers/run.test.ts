@@ -60,7 +60,8 @@ afterAll(() => dir[asyncDispose]());
 describe('registry', () => {
   it('lists the built-in verifiers by name', () => {
     const names = listVerifiers().map((v) => v.name);
-    for (const n of ['file.format', 'spice.measure', 'stl.geometry', 'verilog.testbench']) expect(names).toContain(n);
+    for (const n of ['file.format', 'spice.measure', 'stl.geometry', 'verilog.testbench'])
+      expect(names).toContain(n);
     for (const v of listVerifiers()) expect(v.description.length).toBeGreaterThan(0);
   });
   it('throws a clear error listing the known names for an unknown one', () => {
@@ -69,7 +70,9 @@ describe('registry', () => {
       expect.unreachable();
     } catch (err) {
       expect(isUnknownVerifier(err)).toBe(true);
-      expect((err as Error).message).toMatch(/unknown verifier "stl.volume" \(known: .*file\.format.*stl\.geometry/);
+      expect((err as Error).message).toMatch(
+        /unknown verifier "stl.volume" \(known: .*file\.format.*stl\.geometry/,
+      );
     }
   });
   it('refuses a second verifier with a taken name', () => {
@@ -77,7 +80,9 @@ describe('registry', () => {
   });
   it('checks criteria for the task loader', () => {
     expect(criterionProblem('stl.geometry', { property: 'genus', expected: 4 })).toBeNull();
-    expect(criterionProblem('stl.geometry', { property: 'volume', expected: 1 })).toMatch(/rel_tol or abs_tol/);
+    expect(criterionProblem('stl.geometry', { property: 'volume', expected: 1 })).toMatch(
+      /rel_tol or abs_tol/,
+    );
     expect(criterionProblem('nope', {})).toMatch(/unknown verifier/);
   });
 });
@@ -112,7 +117,9 @@ describe('verifyCriterion', () => {
     expect(v).toEqual({ passed: false, score: 0, reason: 'verifier test.throw failed: boom' });
   });
   it('fails an unknown verifier and invalid params with the reason', async () => {
-    expect((await verifyCriterion(ctx, { ...c, verifier: 'nope' })).reason).toMatch(/unknown verifier "nope"/);
+    expect((await verifyCriterion(ctx, { ...c, verifier: 'nope' })).reason).toMatch(
+      /unknown verifier "nope"/,
+    );
     const v = await verifyCriterion(ctx, { ...c, verifier: 'stl.geometry', params: { property: 'area' } });
     expect(v.reason).toMatch(/^invalid params for stl.geometry: property/);
   });
@@ -129,7 +136,13 @@ describe('verifyAll', () => {
     });
     expect(verdicts).toMatchObject([
       { criterion: 'format', verifier: 'file.format', role: 'check', passed: true, expected: 'verilog' },
-      { criterion: 'gone', verifier: 'file.format', role: 'feasibility', passed: false, reason: 'deliverable none.v is missing' },
+      {
+        criterion: 'gone',
+        verifier: 'file.format',
+        role: 'feasibility',
+        passed: false,
+        reason: 'deliverable none.v is missing',
+      },
     ]);
   });
 });

@@ -71,10 +71,24 @@ describe('engiScore', () => {
     expect(engiScore(scores)).toBeCloseTo(75, 12);
   });
   it('does not let a task with many episodes weigh more', () => {
-    expect(engiScore(new Map([['a', [1, 1, 1, 1, 1, 1]], ['b', [0]]]))).toBeCloseTo(50, 12);
+    expect(
+      engiScore(
+        new Map([
+          ['a', [1, 1, 1, 1, 1, 1]],
+          ['b', [0]],
+        ]),
+      ),
+    ).toBeCloseTo(50, 12);
   });
   it('leaves out tasks with no scores, and is 0 for nothing', () => {
-    expect(engiScore(new Map([['a', [0.5]], ['b', []]]))).toBeCloseTo(50, 12);
+    expect(
+      engiScore(
+        new Map([
+          ['a', [0.5]],
+          ['b', []],
+        ]),
+      ),
+    ).toBeCloseTo(50, 12);
     expect(engiScore(new Map())).toBe(0);
   });
 });

@@ -18,7 +18,12 @@ afterAll(() => kit[asyncDispose]());
 
 async function play(t: LoadedTask, steps: LoadedTask['task']['reference']) {
   await using art = await tempDir(t.task.id);
-  const log = await playSolution(kit, steps, t.task.deliverables.map((d) => d.path), art.path);
+  const log = await playSolution(
+    kit,
+    steps,
+    t.task.deliverables.map((d) => d.path),
+    art.path,
+  );
   const verdicts = await verifyAll(contextFor(kit, art.path, t.dir), t.task);
   return { verdicts, log, score: taskScore(t.task.scoring, verdicts) };
 }
@@ -35,7 +40,8 @@ describe.each(ids)('starter task %s', (id) => {
     expect(t.task.id).toBe(id);
     expect(t.task.interface).toBe('cli');
     expect(t.task.environment.sandboxes['main']?.image).toBe('engiloop/cli:latest');
-    for (const c of t.task.criteria) expect(getVerifier(c.verifier).params.safeParse(c.params).success).toBe(true);
+    for (const c of t.task.criteria)
+      expect(getVerifier(c.verifier).params.safeParse(c.params).success).toBe(true);
     expect(Object.keys(t.defects).length).toBeGreaterThanOrEqual(2);
   });
 
@@ -52,7 +58,10 @@ describe.each(ids)('starter task %s', (id) => {
     for (const [name, defect] of Object.entries(t.defects)) {
       const { verdicts, score } = await play(t, defect.actions);
       const failed = verdicts.filter((v) => !v.passed || v.score === 0).map((v) => v.criterion);
-      expect([name, failed.sort()], JSON.stringify(verdicts, null, 2)).toEqual([name, [...defect.fails].sort()]);
+      expect([name, failed.sort()], JSON.stringify(verdicts, null, 2)).toEqual([
+        name,
+        [...defect.fails].sort(),
+      ]);
       expect(score, name).toBe(0);
     }
   });

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asyncDispose } from '../../actors/sandbox/index.js';
 import { parseStl, sniffStl } from '../../verifiers/cad/stl-parse.js';
 import { weld } from '../../verifiers/cad/weld.js';
-import { isArtifactInvalid, isVerifierTimeout, verifyCriterion, type Verdict } from '../../verifiers/index.js';
+import {
+  isArtifactInvalid,
+  isVerifierTimeout,
+  verifyCriterion,
+  type Verdict,
+} from '../../verifiers/index.js';
 import { contextFor, makeWithTool, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
 
 const PLATE = `$fn = 64;
@@ -93,7 +98,9 @@ describe('stl.geometry on the reference plate (ASCII, from OpenSCAD)', () => {
 
 describe('stl.geometry on an alternative valid part (binary block with one hole)', () => {
   it('passes its own volume, bbox and genus', async () => {
-    expect((await check('block.stl', { property: 'volume', expected: BLOCK_VOLUME, rel_tol: 1e-4 })).passed).toBe(true);
+    expect(
+      (await check('block.stl', { property: 'volume', expected: BLOCK_VOLUME, rel_tol: 1e-4 })).passed,
+    ).toBe(true);
     expect((await check('block.stl', { property: 'bbox', expected: [20, 20, 20] })).passed).toBe(true);
     expect((await check('block.stl', { property: 'genus', expected: 1 })).passed).toBe(true);
   });
@@ -184,6 +191,8 @@ describe('STL reader', () => {
     const soup = parseStl(files['plate-bin.stl']!);
     const nudged = { ...soup, positions: soup.positions.map((v, i) => (i % 9 === 0 ? v + 1e-5 : v)) };
     expect(weld(nudged, 'quantized').vertProperties.length).toBe(weld(soup, 'exact').vertProperties.length);
-    expect(weld(nudged, 'exact').vertProperties.length).toBeGreaterThan(weld(soup, 'exact').vertProperties.length);
+    expect(weld(nudged, 'exact').vertProperties.length).toBeGreaterThan(
+      weld(soup, 'exact').vertProperties.length,
+    );
   });
 });

@@ -48,7 +48,12 @@ export async function meshFacts(mesh: IndexedMesh): Promise<MeshFacts> {
     );
   } catch (err) {
     const status = (err as { code?: unknown }).code;
-    return { manifold: false, status: typeof status === 'string' ? status : String(err), triangles, vertices };
+    return {
+      manifold: false,
+      status: typeof status === 'string' ? status : String(err),
+      triangles,
+      vertices,
+    };
   }
   try {
     const status = m.status();

@@ -15,9 +15,7 @@ export interface TriangleSoup {
 
 /** What the first bytes of a file say it is. */
 export type StlSniff =
-  | { kind: 'binary'; triangles: number }
-  | { kind: 'ascii' }
-  | { kind: 'invalid'; reason: string };
+  { kind: 'binary'; triangles: number } | { kind: 'ascii' } | { kind: 'invalid'; reason: string };
 
 /** Options of `parseStl`. */
 export interface ParseStlOptions {
@@ -49,7 +47,8 @@ export function sniffStl(buf: Buffer): StlSniff {
       ? { kind: 'ascii' }
       : { kind: 'invalid', reason: 'ASCII STL has no facet (empty solid or truncated)' };
   }
-  if (buf.length < HEADER) return { kind: 'invalid', reason: `not an STL: ${buf.length} bytes, no "solid" header` };
+  if (buf.length < HEADER)
+    return { kind: 'invalid', reason: `not an STL: ${buf.length} bytes, no "solid" header` };
   const n = buf.readUInt32LE(80);
   const want = HEADER + RECORD * n;
   const sizes = `header declares ${n} triangles (${want} bytes) but the file has ${buf.length} bytes`;
@@ -77,7 +76,8 @@ export function parseStl(buf: Buffer, opts: ParseStlOptions = {}): TriangleSoup 
   if (sniff.kind === 'invalid') throw new ArtifactInvalidError(sniff.reason);
   const limit = deadline(opts.limitMs ?? 20_000, 'STL parse', opts.now);
   const max = opts.maxTriangles ?? 20_000_000;
-  const soup = sniff.kind === 'binary' ? parseBinary(buf, sniff.triangles, max, limit) : parseAscii(buf, max, limit);
+  const soup =
+    sniff.kind === 'binary' ? parseBinary(buf, sniff.triangles, max, limit) : parseAscii(buf, max, limit);
   if (soup.triangles === 0) throw new ArtifactInvalidError(`${soup.format} STL has no triangles`);
   return soup;
 }
@@ -90,7 +90,8 @@ function parseBinary(buf: Buffer, n: number, max: number, limit: { check(): void
     const base = HEADER + t * RECORD + 12; // skip the normal
     for (let k = 0; k < 9; k++) {
       const v = buf.readFloatLE(base + 4 * k);
-      if (!Number.isFinite(v)) throw new ArtifactInvalidError(`binary STL triangle ${t} has a non-finite coordinate`);
+      if (!Number.isFinite(v))
+        throw new ArtifactInvalidError(`binary STL triangle ${t} has a non-finite coordinate`);
       positions[t * 9 + k] = v;
     }
   }
@@ -111,13 +112,19 @@ function parseAscii(buf: Buffer, max: number, limit: { check(): void }): Triangl
     if ((count++ & 0x3ff) === 0) limit.check();
     const line = m[1] ?? '';
     const t = triple.exec(line);
-    if (t === null) throw new ArtifactInvalidError(`ASCII STL has a malformed vertex line: "vertex${line.trim().slice(0, 60)}"`);
+    if (t === null)
+      throw new ArtifactInvalidError(
+        `ASCII STL has a malformed vertex line: "vertex${line.trim().slice(0, 60)}"`,
+      );
     coords.push(Number(t[1]), Number(t[2]), Number(t[3]));
-    if (count > max * 3) throw new ArtifactInvalidError(`ASCII STL has more than the ${max} triangles accepted`);
+    if (count > max * 3)
+      throw new ArtifactInvalidError(`ASCII STL has more than the ${max} triangles accepted`);
   }
   const facets = (text.match(/\bendfacet\b/g) ?? []).length;
   if (count !== facets * 3)
-    throw new ArtifactInvalidError(`ASCII STL is inconsistent: ${count} vertices for ${facets} facets (need 3 each)`);
+    throw new ArtifactInvalidError(
+      `ASCII STL is inconsistent: ${count} vertices for ${facets} facets (need 3 each)`,
+    );
   if (coords.some((v) => !Number.isFinite(v)))
     throw new ArtifactInvalidError('ASCII STL has a non-finite coordinate');
   return { format: 'ascii', triangles: facets, positions: Float32Array.from(coords) };

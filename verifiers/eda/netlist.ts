@@ -11,8 +11,24 @@ export const RESULTS_MARKER = '@@ENGILOOP-RESULTS@@';
  * control block runs its own), and `.save` (it can hide the vectors the task measures).
  */
 const STRIPPED = new Set([
-  '.meas', '.measure', '.print', '.plot', '.probe', '.four', '.save', '.op', '.ac', '.dc', '.tran',
-  '.noise', '.tf', '.sens', '.pz', '.disto', '.pss', '.sp',
+  '.meas',
+  '.measure',
+  '.print',
+  '.plot',
+  '.probe',
+  '.four',
+  '.save',
+  '.op',
+  '.ac',
+  '.dc',
+  '.tran',
+  '.noise',
+  '.tf',
+  '.sens',
+  '.pz',
+  '.disto',
+  '.pss',
+  '.sp',
 ]);
 
 /**

@@ -47,7 +47,10 @@ export const SpiceMeasureParams = z
     image: z.string().default(CLI_IMAGE),
     timeout_sec: z.number().positive().default(30),
   })
-  .refine((p) => (p.range === undefined) !== (p.target === undefined), 'give exactly one of range and target');
+  .refine(
+    (p) => (p.range === undefined) !== (p.target === undefined),
+    'give exactly one of range and target',
+  );
 export type SpiceMeasureParams = z.infer<typeof SpiceMeasureParams>;
 
 const NETLIST = 'engiloop_verify.cir';
@@ -55,7 +58,8 @@ const NETLIST = 'engiloop_verify.cir';
 /** The `spice.measure` verifier. */
 export const spiceMeasure: Verifier = {
   name: 'spice.measure',
-  description: "Re-simulates a SPICE netlist with ngspice under the task's own .control block and checks a meas result",
+  description:
+    "Re-simulates a SPICE netlist with ngspice under the task's own .control block and checks a meas result",
   params: SpiceMeasureParams,
   async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
     const p = SpiceMeasureParams.parse(criterion.params);
@@ -77,7 +81,12 @@ export const spiceMeasure: Verifier = {
       );
       const expected = p.target ?? p.range;
       if (res.timedOut)
-        return { passed: false, score: 0, expected, reason: `ngspice timed out after ${p.timeout_sec} s on ${read.rel}` };
+        return {
+          passed: false,
+          score: 0,
+          expected,
+          reason: `ngspice timed out after ${p.timeout_sec} s on ${read.rel}`,
+        };
       const reading = readMeasurement(res.stdout, res.stderr, p.measure);
       if (!reading.ok) return { passed: false, score: 0, expected, reason: `${read.rel}: ${reading.reason}` };
       return judge(p, reading.value);

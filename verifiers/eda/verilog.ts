@@ -43,8 +43,17 @@ export const verilogTestbench: Verifier = {
     const read = await readDeliverable(ctx, criterion);
     if ('verdict' in read) return read.verdict;
     const tb = path.join(ctx.taskDir, p.testbench);
-    if (!(await access(tb).then(() => true, () => false)))
-      return { passed: false, score: 0, reason: `task error: testbench ${p.testbench} is not in the task folder` };
+    if (
+      !(await access(tb).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return {
+        passed: false,
+        score: 0,
+        reason: `task error: testbench ${p.testbench} is not in the task folder`,
+      };
     const design = path.basename(read.rel) === TB ? 'design.v' : path.basename(read.rel);
     const command = [
       `iverilog -g${p.generation} -s ${p.top} -o engiloop_sim ${TB} ${design} 2> compile.log`,
@@ -66,15 +75,35 @@ export const verilogTestbench: Verifier = {
     const expected = { min_fraction: p.min_fraction };
     if (res.stdout.includes(COMPILE_FAILED)) {
       const log = res.stdout.slice(res.stdout.indexOf(COMPILE_FAILED) + COMPILE_FAILED.length);
-      const first = log.split('\n').map((l) => l.trim()).filter((l) => l.length > 0).slice(0, 4).join(' | ');
-      return { passed: false, score: 0, expected, reason: `${read.rel} does not compile with the testbench: ${first}` };
+      const first = log
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l.length > 0)
+        .slice(0, 4)
+        .join(' | ');
+      return {
+        passed: false,
+        score: 0,
+        expected,
+        reason: `${read.rel} does not compile with the testbench: ${first}`,
+      };
     }
     if (res.timedOut)
-      return { passed: false, score: 0, expected, reason: `simulation of ${read.rel} timed out after ${p.timeout_sec} s` };
+      return {
+        passed: false,
+        score: 0,
+        expected,
+        reason: `simulation of ${read.rel} timed out after ${p.timeout_sec} s`,
+      };
     const counts = countResults(res.stdout);
     if (counts.total === 0) {
       const tail = `${res.stderr}\n${res.stdout}`.trim().split('\n').slice(-3).join(' | ');
-      return { passed: false, score: 0, expected, reason: `the testbench printed no results (exit ${res.exitCode}): ${tail}` };
+      return {
+        passed: false,
+        score: 0,
+        expected,
+        reason: `the testbench printed no results (exit ${res.exitCode}): ${tail}`,
+      };
     }
     const fraction = counts.passed / counts.total;
     const ok = fraction >= p.min_fraction;

@@ -15,7 +15,9 @@ export function summarizeEvent(e: EpisodeEvent): string {
     case 'episode.started':
       return `task ${e.task.id} (${e.task.domain}/${e.task.type}), agent ${e.agent}, max ${e.task.limits.max_rounds} rounds`;
     case 'sandbox.provisioned':
-      return Object.entries(e.sandboxes).map(([k, v]) => `${k}=${v.slice(0, 12)}`).join(' ');
+      return Object.entries(e.sandboxes)
+        .map(([k, v]) => `${k}=${v.slice(0, 12)}`)
+        .join(' ');
     case 'observation.recorded':
       return `round ${e.round}: ${one(e.text)}`;
     case 'agent.decided':
@@ -53,7 +55,10 @@ export function inspectCommands(program: Command): void {
         const raw = await s.log.readRaw(id);
         if (raw.length === 0) {
           const near = (await s.log.listEpisodes(id.slice(0, 8))).slice(0, 5);
-          throw new CliExit(EXIT.BAD_INPUT, `no events for episode "${id}"${near.length ? ` (similar: ${near.join(', ')})` : ''}`);
+          throw new CliExit(
+            EXIT.BAD_INPUT,
+            `no events for episode "${id}"${near.length ? ` (similar: ${near.join(', ')})` : ''}`,
+          );
         }
         const events = await s.log.read(id);
         if (o.json) {
@@ -61,7 +66,18 @@ export function inspectCommands(program: Command): void {
           return;
         }
         const t0 = events[0]!.at;
-        console.log(table(['seq', 'n', '+time', 'type', 'summary'], events.map((e, i) => [String(raw[i]!.seq), String(i + 1), fmtMs(e.at - t0), e.type, summarizeEvent(e)])));
+        console.log(
+          table(
+            ['seq', 'n', '+time', 'type', 'summary'],
+            events.map((e, i) => [
+              String(raw[i]!.seq),
+              String(i + 1),
+              fmtMs(e.at - t0),
+              e.type,
+              summarizeEvent(e),
+            ]),
+          ),
+        );
       }),
     );
   program
@@ -74,7 +90,9 @@ export function inspectCommands(program: Command): void {
         const rec = await s.runs.get(runId);
         if (!rec) throw new CliExit(EXIT.BAD_INPUT, `no run "${runId}" (list them with: engiloop runs)`);
         if (!rec.finished) {
-          console.log(`run ${runId} has not finished: ${rec.started.episodes.length} episode(s) planned, started ${new Date(rec.started.startedAt).toISOString()}`);
+          console.log(
+            `run ${runId} has not finished: ${rec.started.episodes.length} episode(s) planned, started ${new Date(rec.started.startedAt).toISOString()}`,
+          );
           return;
         }
         const r = rec.finished.results as { results: EpisodeResult[]; summary: RunSummary };
@@ -93,7 +111,14 @@ export function inspectCommands(program: Command): void {
           const r = await s.runs.get(id);
           if (!r) continue;
           const sum = (r.finished?.results as { summary?: RunSummary } | undefined)?.summary;
-          rows.push([id, new Date(r.started.startedAt).toISOString(), r.started.suite, r.started.agent, String(r.started.episodes.length), sum?.engiScore == null ? (r.finished ? '—' : 'running') : sum.engiScore.toFixed(1)]);
+          rows.push([
+            id,
+            new Date(r.started.startedAt).toISOString(),
+            r.started.suite,
+            r.started.agent,
+            String(r.started.episodes.length),
+            sum?.engiScore == null ? (r.finished ? '—' : 'running') : sum.engiScore.toFixed(1),
+          ]);
         }
         console.log(table(['run', 'started', 'suite', 'agent', 'episodes', 'EngiScore'], rows));
       }),

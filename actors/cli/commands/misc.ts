@@ -10,7 +10,9 @@ export function miscCommands(program: Command): void {
   const images = program.command('images').description('sandbox images');
   images
     .command('build')
-    .description(`build sandbox images that are missing or out of date (${IMAGES.map((i) => i.name).join(', ')})`)
+    .description(
+      `build sandbox images that are missing or out of date (${IMAGES.map((i) => i.name).join(', ')})`,
+    )
     .option('--only <names>', 'comma-separated image names')
     .option('--force', 'rebuild even when up to date')
     .action(async (o: { only?: string; force?: boolean }) => {
@@ -28,12 +30,21 @@ export function miscCommands(program: Command): void {
       });
       for (const r of report) {
         const info = await provider.docker.getImage(r.tag).inspect();
-        console.error(`${r.tag.padEnd(24)} ${r.action.padEnd(10)} ${(info.Size / 1e6).toFixed(0)} MB${r.ms ? `  ${(r.ms / 1000).toFixed(1)} s` : ''}`);
+        console.error(
+          `${r.tag.padEnd(24)} ${r.action.padEnd(10)} ${(info.Size / 1e6).toFixed(0)} MB${r.ms ? `  ${(r.ms / 1000).toFixed(1)} s` : ''}`,
+        );
       }
       console.error(`images ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     });
   program
     .command('verifiers')
     .description('list the registered verifiers')
-    .action(() => console.log(table(['name', 'description'], listVerifiers().map((v) => [v.name, v.description]))));
+    .action(() =>
+      console.log(
+        table(
+          ['name', 'description'],
+          listVerifiers().map((v) => [v.name, v.description]),
+        ),
+      ),
+    );
 }

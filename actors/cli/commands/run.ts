@@ -23,7 +23,8 @@ interface RunFlags {
 
 function positiveInt(name: string, v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new CliExit(EXIT.BAD_INPUT, `--${name} must be a whole number ≥ 1 (got "${v}")`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new CliExit(EXIT.BAD_INPUT, `--${name} must be a whole number ≥ 1 (got "${v}")`);
   return n;
 }
 
@@ -36,7 +37,10 @@ export function runCommand(program: Command): void {
     .option('-c, --concurrency <n>', 'episodes at once', '1')
     .option('-r, --repeat <k>', 'episodes per task', '1')
     .option('--json [file]', 'write machine-readable results to stdout, or to a file')
-    .addHelpText('after', '\nExit codes: 0 all episodes ran (whatever they scored), 1 an episode ended in infra_error,\n2 bad input, 3 NATS or Docker unusable.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 all episodes ran (whatever they scored), 1 an episode ended in infra_error,\n2 bad input, 3 NATS or Docker unusable.',
+    )
     .action(async (path: string, f: RunFlags) => {
       const concurrency = positiveInt('concurrency', f.concurrency);
       const repeat = positiveInt('repeat', f.repeat);
@@ -62,7 +66,9 @@ export function runCommand(program: Command): void {
       let interrupts = 0;
       const onSigint = () => {
         if (++interrupts > 1) process.exit(130);
-        console.error('\ninterrupted: stopping episodes and removing their containers (Ctrl-C again to quit now)');
+        console.error(
+          '\ninterrupted: stopping episodes and removing their containers (Ctrl-C again to quit now)',
+        );
         ac.abort();
       };
       process.on('SIGINT', onSigint);
@@ -73,8 +79,15 @@ export function runCommand(program: Command): void {
         const runId = newRunId();
         const runDir = join(engiloopHome(), 'runs', runId);
         const plan = planEpisodes(runId, tasks, repeat);
-        await streams.runs.start(runId, { suite: path, agent: f.agent, episodes: plan.map((p) => p.episodeId), startedAt: Date.now() });
-        console.error(`run ${runId}: ${plan.length} episode(s), agent ${f.agent}, concurrency ${concurrency} — events in ${streams.where}`);
+        await streams.runs.start(runId, {
+          suite: path,
+          agent: f.agent,
+          episodes: plan.map((p) => p.episodeId),
+          startedAt: Date.now(),
+        });
+        console.error(
+          `run ${runId}: ${plan.length} episode(s), agent ${f.agent}, concurrency ${concurrency} — events in ${streams.where}`,
+        );
         const deps: EpisodeDeps = {
           openLog: (id) => streams.log.writer(id),
           blobs: streams.blobs,
@@ -93,7 +106,14 @@ export function runCommand(program: Command): void {
           onProgress: (p) => view.update(p),
         });
         view.close();
-        const record = { runId, suite: path, agent: f.agent, results: run.results, summary: run.summary, invalidTasks: errors.map((e) => e.message) };
+        const record = {
+          runId,
+          suite: path,
+          agent: f.agent,
+          results: run.results,
+          summary: run.summary,
+          invalidTasks: errors.map((e) => e.message),
+        };
         await streams.runs.finish(runId, record);
         await mkdir(runDir, { recursive: true });
         await writeFile(join(runDir, 'results.json'), JSON.stringify(record, null, 2));
@@ -101,10 +121,16 @@ export function runCommand(program: Command): void {
         const say = f.json === true ? console.error : console.log;
         console.error('');
         say(resultsReport(run.results, run.summary));
-        say(`\nrun ${runId} — results: engiloop results ${runId}; events: engiloop events <episode>; artifacts: ${runDir}`);
+        say(
+          `\nrun ${runId} — results: engiloop results ${runId}; events: engiloop events <episode>; artifacts: ${runDir}`,
+        );
         if (f.json === true) process.stdout.write(JSON.stringify(record, null, 2) + '\n');
         else if (typeof f.json === 'string') await writeFile(f.json, JSON.stringify(record, null, 2));
-        process.exitCode = errors.length ? EXIT.BAD_INPUT : run.summary.byStatus['infra_error'] ? EXIT.INFRA : EXIT.OK;
+        process.exitCode = errors.length
+          ? EXIT.BAD_INPUT
+          : run.summary.byStatus['infra_error']
+            ? EXIT.INFRA
+            : EXIT.OK;
       } finally {
         process.off('SIGINT', onSigint);
         process.off('SIGTERM', onSigint);

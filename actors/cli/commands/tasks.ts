@@ -1,23 +1,12 @@
 /** `engiloop tasks list|validate [dir]` and `engiloop schema`. */
 import type { Command } from 'commander';
 import { loadSuite, taskJsonSchema, type CriterionCheck } from '../../../tasks/index.js';
-import { getVerifier } from '../../../verifiers/index.js';
+import { criterionProblem } from '../../../verifiers/index.js';
 import { EXIT } from '../exit.js';
 import { table } from '../table.js';
 
 /** Checks a criterion's verifier name and params against the registry. */
-export const checkCriterion: CriterionCheck = (name, params) => {
-  let v;
-  try {
-    v = getVerifier(name);
-  } catch (e) {
-    return (e as Error).message;
-  }
-  const r = v.params.safeParse(params);
-  if (r.success) return null;
-  const i = r.error.issues[0]!;
-  return `params${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message} (verifier ${name})`;
-};
+export const checkCriterion: CriterionCheck = criterionProblem;
 
 export function tasksCommands(program: Command): void {
   const tasks = program.command('tasks').description('list and validate task folders');
@@ -28,12 +17,28 @@ export function tasksCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (dir: string, o: { json?: boolean }) => {
       const { tasks: loaded, errors } = await loadSuite(dir, { checkCriterion });
-      if (o.json) console.log(JSON.stringify(loaded.map((l) => ({ ...l.task, dir: l.dir, defects: Object.keys(l.defects) })), null, 2));
+      if (o.json)
+        console.log(
+          JSON.stringify(
+            loaded.map((l) => ({ ...l.task, dir: l.dir, defects: Object.keys(l.defects) })),
+            null,
+            2,
+          ),
+        );
       else
         console.log(
           table(
             ['id', 'domain', 'type', 'interface', 'scoring', 'max rounds', 'criteria', 'defects'],
-            loaded.map(({ task: t, defects }) => [t.id, t.domain, t.type, t.interface, t.scoring, String(t.limits.max_rounds), String(t.criteria.length), Object.keys(defects).join(', ')]),
+            loaded.map(({ task: t, defects }) => [
+              t.id,
+              t.domain,
+              t.type,
+              t.interface,
+              t.scoring,
+              String(t.limits.max_rounds),
+              String(t.criteria.length),
+              Object.keys(defects).join(', '),
+            ]),
           ),
         );
       for (const e of errors) console.error(`invalid: ${e.message}`);
@@ -45,7 +50,8 @@ export function tasksCommands(program: Command): void {
     .argument('[dir]', 'task or suite folder', 'tasks')
     .action(async (dir: string) => {
       const { tasks: loaded, errors } = await loadSuite(dir, { checkCriterion });
-      for (const l of loaded) console.log(`ok       ${l.task.id} (${Object.keys(l.defects).length} defect variant(s))`);
+      for (const l of loaded)
+        console.log(`ok       ${l.task.id} (${Object.keys(l.defects).length} defect variant(s))`);
       for (const e of errors) console.error(`invalid  ${e.message}`);
       console.log(`${loaded.length} valid, ${errors.length} invalid`);
       process.exitCode = errors.length ? EXIT.BAD_INPUT : EXIT.OK;

@@ -6,7 +6,7 @@
 `timescale 1ns / 1ps
 module tb_counter;
   reg clk = 1'b0;
-  reg rst = 1'b1;
+  reg rst = 1'b0;
   reg en = 1'b0;
   wire [3:0] q;
   wire tc;
@@ -49,7 +49,8 @@ module tb_counter;
 
   integer i;
   initial begin
-    // Initial reset: q is unknown until the first edge, so only check after it.
+    // Initial reset: q is unknown until the first edge, so only check after it. rst starts low and
+    // rises here so that designs with an `always @*` next-state block see an event.
     @(negedge clk);
     rst = 1'b1;
     en = 1'b0;
