@@ -39,8 +39,8 @@ export async function teardown(): Promise<void> {
     try {
       process.kill(pid, 0);
       return true;
-    } catch {
-      return false;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
     }
   };
   // Test workers have exited by now: a container of this run whose creating process is gone leaked.
