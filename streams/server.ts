@@ -2,7 +2,7 @@
  * Starts a local `nats-server` with JetStream for tests, benches and single-machine runs.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsServerError } from './errors.js';
@@ -39,6 +39,20 @@ export interface NatsServerHandle {
 const TAIL_LINES = 40;
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
+
+/**
+ * A server left running on this store dir by a process that was killed (the server runs in its
+ * own process group, so it can outlive us): stop it before starting a new one on the same store.
+ */
+async function stopStale(pidPath: string): Promise<void> {
+  const pid = Number((await readFile(pidPath, 'utf8').catch(() => '')).trim());
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (!cmd.includes('nats-server')) return;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++)
+    await new Promise((r) => setTimeout(r, 50));
+}
 
 /** Version of the `nats-server` on PATH as `[major, minor, patch]`; throws `NATS_SERVER_MISSING`. */
 export function natsServerVersion(): [number, number, number] {
@@ -80,10 +94,17 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   // -1 asks the server for a free port; we read the chosen one from its log.
   const port = opts.port && opts.port > 0 ? opts.port : -1;
   const confPath = join(storeDir, 'nats-server.conf');
-  const conf = `listen: "127.0.0.1:${port}"\njetstream {\n  store_dir: ${JSON.stringify(storeDir)}\n${sync}}\n`;
+  const pidPath = join(storeDir, 'nats-server.pid');
+  await stopStale(pidPath);
+  const conf = `listen: "127.0.0.1:${port}"\npid_file: ${JSON.stringify(pidPath)}\njetstream {\n  store_dir: ${JSON.stringify(storeDir)}\n${sync}}\n`;
   await writeFile(confPath, conf);
 
-  const child = spawn('nats-server', ['-c', confPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: a Ctrl-C on the terminal reaches engiloop, which then records the
+  // interruption and stops this server itself, instead of the server dying first.
+  const child = spawn('nats-server', ['-c', confPath], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   track(child);
   const tail: string[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

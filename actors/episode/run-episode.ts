@@ -4,6 +4,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import {
+  EngiloopError,
   initialSnapshot,
   stateName,
   step,
@@ -134,13 +135,15 @@ export async function runEpisode(
       const effect = queue.shift()!;
       try {
         if (opts.signal?.aborted && effect !== 'finish')
-          throw Object.assign(new Error('the run was interrupted'), { code: 'ABORTED' });
+          throw new EngiloopError('ABORTED', 'the run was interrupted');
         await run(effect);
       } catch (e) {
         if (e instanceof RecordingError) throw e;
         if (stateName(snap) === 'infra_error' || snap.status === 'done') throw e;
-        const data = toErrorData(e);
-        if ((e as { code?: unknown }).code === 'ABORTED') data.code = 'ABORTED';
+        // Whatever an interrupted effect threw, the cause is the interruption.
+        const data = opts.signal?.aborted
+          ? { code: 'ABORTED', message: `the run was interrupted during ${stateName(snap)}`, retryable: true }
+          : toErrorData(e);
         await emit({ type: 'infra.failed', error: data, during: stateName(snap) });
       }
     }

@@ -2,6 +2,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { STARTER } from '../helpers/episode.js';
@@ -95,6 +96,38 @@ describe('engiloop', () => {
       expect(ev.stdout).toContain(t);
     const runs = await cli(['runs'], env);
     expect(runs.stdout).toContain(rec.runId);
+  });
+
+  it('Ctrl-C stops the run, records infra_error (not a score) and removes the containers', async () => {
+    const dir = join(suite, '..', `${suite.split('/').pop()}-slow`);
+    await cp(join(STARTER, 'verilog-counter'), join(dir, 'slow'), { recursive: true });
+    const f = join(dir, 'slow', 'task.yaml');
+    const yaml = await readFile(f, 'utf8');
+    await writeFile(
+      f,
+      yaml.replace(/^reference:[\s\S]*$/m, 'reference:\n  - { type: shell, command: "sleep 120" }\n'),
+    );
+    let sent = false;
+    const r = await cli(['run', dir], env, {
+      onStderr: (child, err) => {
+        if (!sent && /\[verilog-counter\] acting/.test(err)) {
+          sent = true;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    await rm(dir, { recursive: true, force: true });
+    expect(sent).toBe(true);
+    expect(r.stderr).toMatch(/interrupted: stopping episodes/);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/verilog-counter\s+scripted\s+infra_error\s+—/);
+    expect(r.stdout).toMatch(/ABORTED/);
+    const runId = /run (r[0-9a-z]+):/.exec(r.stderr)![1]!;
+    const left = await new Docker().listContainers({
+      all: true,
+      filters: { label: [`io.engiloop.run=${runId}`] },
+    });
+    expect(left).toEqual([]);
   });
 
   it('bad input exits 2 with a message naming the fix', async () => {
