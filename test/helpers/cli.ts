@@ -18,7 +18,11 @@ export interface CliOptions {
   onStderr?: (child: ChildProcess, stderr: string) => void;
 }
 
-export function cli(args: string[], env: Record<string, string> = {}, o: CliOptions = {}): Promise<CliResult> {
+export function cli(
+  args: string[],
+  env: Record<string, string> = {},
+  o: CliOptions = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'actors/cli/main.ts'), ...args], {
       cwd: ROOT,
