@@ -2,11 +2,8 @@
  * The verifier registry: name → verifier. The built-in verifiers are registered on load; tests and
  * extensions may add their own with `registerVerifier`.
  */
-import { stlGeometry } from './cad/stl.js';
-import { spiceMeasure } from './eda/ngspice.js';
-import { verilogTestbench } from './eda/verilog.js';
+import { BUILTIN_VERIFIERS } from './builtins.js';
 import { UnknownVerifierError, VerifierError } from './errors.js';
-import { fileFormat } from './file.js';
 import type { Verifier } from './types.js';
 
 const registry = new Map<string, Verifier>();
@@ -34,7 +31,7 @@ export function listVerifiers(): Verifier[] {
   return [...registry.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-for (const v of [fileFormat, stlGeometry, spiceMeasure, verilogTestbench]) registerVerifier(v);
+for (const v of BUILTIN_VERIFIERS) registerVerifier(v);
 
 /**
  * Checks a criterion against the registry when a task loads: the verifier exists and the params

@@ -14,6 +14,9 @@ export interface ImageDef {
 export const IMAGES: readonly ImageDef[] = [
   { name: 'base', tag: 'engiloop/base:bookworm', kind: 'debootstrap' },
   { name: 'cli', tag: 'engiloop/cli:latest', kind: 'dockerfile', from: 'base' },
+  { name: 'freecad', tag: 'engiloop/freecad:latest', kind: 'dockerfile', from: 'base' },
+  { name: 'kicad', tag: 'engiloop/kicad:latest', kind: 'dockerfile', from: 'base' },
+  { name: 'blender', tag: 'engiloop/blender:latest', kind: 'dockerfile', from: 'base' },
 ];
 
 /** The build command a user should run for a missing image. */

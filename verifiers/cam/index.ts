@@ -1,0 +1,4 @@
+/** The cam verifiers registered by default. */
+import type { Verifier } from '../types.js';
+
+export const camVerifiers: readonly Verifier[] = [];

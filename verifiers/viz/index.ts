@@ -1,0 +1,4 @@
+/** The viz verifiers registered by default. */
+import type { Verifier } from '../types.js';
+
+export const vizVerifiers: readonly Verifier[] = [];
