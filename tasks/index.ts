@@ -2,6 +2,7 @@ export {
   ActionSchema,
   TaskSchema,
   DefectSchema,
+  AlternativeSchema,
   SolutionStepSchema,
   defaultMaxRounds,
   taskJsonSchema,
@@ -9,6 +10,7 @@ export {
   type Task,
   type TaskInput,
   type Defect,
+  type Alternative,
   type SolutionStep,
 } from './schema.js';
 export {

@@ -8,7 +8,15 @@ import { basename, join, relative } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod';
 import { TaskLoadError } from './errors.js';
-import { DefectSchema, TaskSchema, defaultMaxRounds, type Defect, type Task } from './schema.js';
+import {
+  AlternativeSchema,
+  DefectSchema,
+  TaskSchema,
+  defaultMaxRounds,
+  type Alternative,
+  type Defect,
+  type Task,
+} from './schema.js';
 
 /** A task ready to run. */
 export interface LoadedTask {
@@ -17,6 +25,8 @@ export interface LoadedTask {
   dir: string;
   /** Defect variants by name (file name without `.yaml`). */
   defects: Record<string, Defect>;
+  /** Alternative valid solutions by name (`alternatives/<name>.yaml`). */
+  alternatives: Record<string, Alternative>;
 }
 
 /** Extra check per criterion (the CLI passes the verifier registry): return an error message or null. */
@@ -61,6 +71,14 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
+/** `[name, file, parsed YAML]` for each `*.yaml` in `dir` (none when it does not exist). */
+async function readVariants(dir: string): Promise<[string, string, unknown][]> {
+  const names = (await exists(dir)) ? (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort() : [];
+  const out: [string, string, unknown][] = [];
+  for (const n of names) out.push([basename(n, '.yaml'), join(dir, n), await readYaml(join(dir, n))]);
+  return out;
+}
+
 /** Loads one task folder; throws `TaskLoadError` naming the file and field. */
 export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<LoadedTask> {
   const file = join(dir, 'task.yaml');
@@ -85,18 +103,23 @@ export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<Loa
     }
 
   const defects: Record<string, Defect> = {};
-  const ddir = join(dir, 'defects');
-  const names = (await exists(ddir)) ? (await readdir(ddir)).filter((n) => n.endsWith('.yaml')).sort() : [];
-  for (const n of names) {
-    const dfile = join(ddir, n);
-    const d = DefectSchema.safeParse(await readYaml(dfile));
+  for (const [name, dfile, raw] of await readVariants(join(dir, 'defects'))) {
+    const d = DefectSchema.safeParse(raw);
     if (!d.success) throw firstIssue(dfile, d.error);
     for (const [i, id] of d.data.fails.entries())
       if (!task.criteria.some((c) => c.id === id))
         throw new TaskLoadError(dfile, `fails[${i}]`, `"${id}" is not a criterion id of task ${task.id}`);
-    defects[basename(n, '.yaml')] = d.data;
+    defects[name] = d.data;
   }
-  return { task, dir, defects };
+  const alternatives: Record<string, Alternative> = {};
+  for (const [name, afile, raw] of await readVariants(join(dir, 'alternatives'))) {
+    const a = AlternativeSchema.safeParse(raw);
+    if (!a.success) throw firstIssue(afile, a.error);
+    if (defects[name])
+      throw new TaskLoadError(afile, '', `a defect variant is also named "${name}": names must be unique`);
+    alternatives[name] = a.data;
+  }
+  return { task, dir, defects, alternatives };
 }
 
 /** The result of loading a suite: the good tasks, and one error per bad task. */

@@ -180,6 +180,13 @@ export const DefectSchema = z.object({
 });
 export type Defect = z.infer<typeof DefectSchema>;
 
+/** An alternative valid solution: a different way to the goal that must pass too. */
+export const AlternativeSchema = z.object({
+  description: z.string().min(1),
+  actions: z.array(SolutionStepSchema).min(1),
+});
+export type Alternative = z.infer<typeof AlternativeSchema>;
+
 /** Default decision limit per the EngiWorld protocol. */
 export function defaultMaxRounds(t: Pick<Task, 'interface' | 'type'>): number {
   const long = t.type === 'multi-software' || t.type === 'open-ended';

@@ -1,6 +1,6 @@
 /**
- * Agent specs from the command line: `scripted` (the reference solution) and `scripted:<defect>`
- * (a defect variant of the task). LLM providers plug in here later.
+ * Agent specs from the command line: `scripted` (the reference solution) and `scripted:<name>`
+ * (a defect variant or an alternative valid solution of the task). LLM providers plug in here later.
  */
 import type { LoadedTask } from '../../tasks/index.js';
 import { AgentError } from './errors.js';
@@ -19,11 +19,13 @@ export function createAgent(spec: string, lt: LoadedTask): Agent {
   validateAgentSpec(spec);
   const defect = spec.slice('scripted:'.length);
   if (spec === 'scripted') return new ScriptedAgent(spec, lt.task.reference);
-  const d = lt.defects[defect];
-  if (!d)
+  const d = lt.defects[defect] ?? lt.alternatives[defect];
+  if (!d) {
+    const have = [...Object.keys(lt.defects), ...Object.keys(lt.alternatives)];
     throw new AgentError(
       'AGENT_DEFECT_MISSING',
-      `task ${lt.task.id} has no defect "${defect}" (has: ${Object.keys(lt.defects).join(', ') || 'none'})`,
+      `task ${lt.task.id} has no defect or alternative "${defect}" (has: ${have.join(', ') || 'none'})`,
     );
+  }
   return new ScriptedAgent(spec, d.actions);
 }

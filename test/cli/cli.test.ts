@@ -139,7 +139,7 @@ describe('engiloop', () => {
     expect(b.stderr).toMatch(/no such folder/);
     const c = await cli(['run', join(STARTER, 'verilog-counter'), '--agent', 'scripted:nope'], env);
     expect(c.code).toBe(2);
-    expect(c.stderr).toMatch(/has no defect "nope" \(has: ignores-enable, off-by-one\)/);
+    expect(c.stderr).toMatch(/has no defect or alternative "nope" \(has: ignores-enable, off-by-one\)/);
     const d = await cli(['results', 'r-missing'], env);
     expect(d.code).toBe(2);
   });
