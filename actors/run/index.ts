@@ -2,3 +2,11 @@ export { runSuite, planEpisodes, type SuiteRun, type SuiteRunOptions } from './r
 export { summarize, type RunSummary } from './summary.js';
 export { newRunId, episodeId } from './ids.js';
 export { pool } from './pool.js';
+export {
+  verifySuite,
+  planChecks,
+  judge,
+  type SuiteCheck,
+  type SuiteCheckResult,
+  type VerifySuiteOptions,
+} from './verify-suite.js';

@@ -4,13 +4,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { loadSuite } from '../../../tasks/index.js';
 import { createAgent, validateAgentSpec } from '../../agents/index.js';
-import { verifyTask, type EpisodeDeps } from '../../episode/index.js';
-import { engiloopHome } from '../../paths.js';
-import { newRunId, planEpisodes, runSuite } from '../../run/index.js';
-import { DockerSandboxProvider, createRunTool } from '../../sandbox/index.js';
+import { planEpisodes, runSuite } from '../../run/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { ProgressView } from '../progress.js';
-import { openStreams } from '../streams-env.js';
+import { withRunEnv } from '../run-env.js';
 import { resultsReport } from '../table.js';
 import { checkCriterion } from './tasks.js';
 
@@ -58,26 +55,7 @@ export function runCommand(program: Command): void {
         throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
       }
 
-      const streams = await openStreams().catch((e: Error) => {
-        throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
-      });
-      const provider = new DockerSandboxProvider();
-      const ac = new AbortController();
-      let interrupts = 0;
-      const onSigint = () => {
-        if (++interrupts > 1) process.exit(130);
-        console.error(
-          '\ninterrupted: stopping episodes and removing their containers (Ctrl-C again to quit now)',
-        );
-        ac.abort();
-      };
-      process.on('SIGINT', onSigint);
-      process.on('SIGTERM', onSigint);
-      try {
-        const orphans = await provider.removeOrphans().catch(() => 0);
-        if (orphans) console.error(`removed ${orphans} container(s) left by a crashed run`);
-        const runId = newRunId();
-        const runDir = join(engiloopHome(), 'runs', runId);
+      await withRunEnv(async ({ streams, deps, runId, runDir, signal }) => {
         const plan = planEpisodes(runId, tasks, repeat);
         await streams.runs.start(runId, {
           suite: path,
@@ -88,13 +66,6 @@ export function runCommand(program: Command): void {
         console.error(
           `run ${runId}: ${plan.length} episode(s), agent ${f.agent}, concurrency ${concurrency} — events in ${streams.where}`,
         );
-        const deps: EpisodeDeps = {
-          openLog: (id) => streams.log.writer(id),
-          blobs: streams.blobs,
-          sandboxes: provider,
-          runTool: createRunTool(provider),
-          verify: verifyTask,
-        };
         const view = new ProgressView();
         const run = await runSuite(tasks, deps, {
           runId,
@@ -102,7 +73,7 @@ export function runCommand(program: Command): void {
           concurrency,
           repeat,
           runDir,
-          signal: ac.signal,
+          signal,
           onProgress: (p) => view.update(p),
         });
         view.close();
@@ -131,10 +102,6 @@ export function runCommand(program: Command): void {
           : run.summary.byStatus['infra_error']
             ? EXIT.INFRA
             : EXIT.OK;
-      } finally {
-        process.off('SIGINT', onSigint);
-        process.off('SIGTERM', onSigint);
-        await streams.close();
-      }
+      });
     });
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { loadSuite, taskJsonSchema, type CriterionCheck } from '../../../tasks/index.js';
 import { criterionProblem } from '../../../verifiers/index.js';
 import { EXIT } from '../exit.js';
+import { verifySuiteCommand } from './verify-suite.js';
 import { table } from '../table.js';
 
 /** Checks a criterion's verifier name and params against the registry. */
@@ -56,6 +57,7 @@ export function tasksCommands(program: Command): void {
       console.log(`${loaded.length} valid, ${errors.length} invalid`);
       process.exitCode = errors.length ? EXIT.BAD_INPUT : EXIT.OK;
     });
+  verifySuiteCommand(tasks);
   program
     .command('schema')
     .description('print the JSON Schema of task.yaml (for editors)')

@@ -1,0 +1,101 @@
+/**
+ * Validation of a task suite, as EngiWorld validates its verifiers: for every task, the reference
+ * solution must pass, each defect variant must fail on the criteria it names, and each alternative
+ * valid solution must pass — all played end to end in real sandboxes and judged by the real
+ * verifiers. Anything else is a surprise.
+ */
+import { join } from 'node:path';
+import type { LoadedTask } from '../../tasks/index.js';
+import { createAgent } from '../agents/index.js';
+import { runEpisode, type EpisodeDeps, type EpisodeProgress, type EpisodeResult } from '../episode/index.js';
+import { pool } from './pool.js';
+
+/** One solution to play and what must come of it. */
+export interface SuiteCheck {
+  lt: LoadedTask;
+  /** `reference`, `defect:<name>` or `alternative:<name>`. */
+  variant: string;
+  /** Agent spec that plays it. */
+  agent: string;
+  expect: 'pass' | 'fail';
+  /** For defects: the criteria that must fail. */
+  mustFail: string[];
+}
+
+export interface SuiteCheckResult {
+  taskId: string;
+  variant: string;
+  expect: 'pass' | 'fail';
+  ok: boolean;
+  /** Why it is a surprise (empty when ok). */
+  surprise: string;
+  result: EpisodeResult;
+  /** Criteria that did not pass. */
+  failed: string[];
+}
+
+/** Every check of `tasks`, in order: reference, defects, alternatives. */
+export function planChecks(tasks: readonly LoadedTask[]): SuiteCheck[] {
+  return tasks.flatMap((lt) => [
+    { lt, variant: 'reference', agent: 'scripted', expect: 'pass' as const, mustFail: [] },
+    ...Object.entries(lt.defects).map(([name, d]) => ({
+      lt,
+      variant: `defect:${name}`,
+      agent: `scripted:${name}`,
+      expect: 'fail' as const,
+      mustFail: d.fails,
+    })),
+    ...Object.keys(lt.alternatives).map((name) => ({
+      lt,
+      variant: `alternative:${name}`,
+      agent: `scripted:${name}`,
+      expect: 'pass' as const,
+      mustFail: [],
+    })),
+  ]);
+}
+
+/** Judges one played check. Pure. */
+export function judge(check: SuiteCheck, r: EpisodeResult): Omit<SuiteCheckResult, 'result'> {
+  const failed = r.verdicts.filter((v) => !v.passed).map((v) => v.criterion);
+  const base = { taskId: check.lt.task.id, variant: check.variant, expect: check.expect, failed };
+  const no = (surprise: string) => ({ ...base, ok: false, surprise });
+  if (r.status === 'infra_error') return no(`infra_error ${r.error?.code}: ${r.error?.message ?? ''}`);
+  if (r.status !== 'done') return no(`ended ${r.status}, not done`);
+  if (check.expect === 'pass') {
+    if (!r.passed) return no(`should pass but ${failed.join(', ')} failed`);
+    return { ...base, ok: true, surprise: '' };
+  }
+  if (r.score !== 0) return no(`should score 0 but scored ${r.score}`);
+  const missing = check.mustFail.filter((c) => !failed.includes(c));
+  if (missing.length) return no(`should fail ${missing.join(', ')}, which passed`);
+  return { ...base, ok: true, surprise: '' };
+}
+
+export interface VerifySuiteOptions {
+  runId: string;
+  runDir: string;
+  concurrency: number;
+  signal?: AbortSignal;
+  onProgress?: (p: EpisodeProgress) => void;
+}
+
+export async function verifySuite(
+  tasks: readonly LoadedTask[],
+  deps: EpisodeDeps,
+  o: VerifySuiteOptions,
+): Promise<SuiteCheckResult[]> {
+  const checks = planChecks(tasks);
+  return pool(checks, o.concurrency, async (check, i) => {
+    const episodeId = `${o.runId}-${check.lt.task.id}-${i + 1}`;
+    const result = await runEpisode(check.lt, deps, {
+      episodeId,
+      runId: o.runId,
+      agent: createAgent(check.agent, check.lt),
+      artifactsDir: join(o.runDir, episodeId, 'artifacts'),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    });
+    return { ...judge(check, result), result };
+  });
+}
