@@ -45,6 +45,7 @@ export function sampleEpisode(rounds: number): EpisodeEvent[] {
         raw: { actions: [a.action] },
         decision: { kind: 'act', actions: [a.action] },
         latencyMs: 900,
+        stateDigest: null,
       }),
     );
     out.push({ ...a, round: r, at: (at += 5) });
@@ -57,6 +58,7 @@ export function sampleEpisode(rounds: number): EpisodeEvent[] {
       raw: { done: true },
       decision: { kind: 'done' },
       latencyMs: 1,
+      stateDigest: null,
     }),
   );
   out.push(ev({ type: 'verification.completed', verdicts: [], score: 1, passed: true, artifacts: {} }));

@@ -8,7 +8,12 @@
 import type { Action, Task } from '../tasks/index.js';
 
 /** Current schema version written by this build. */
-export const EVENT_VERSION = 1 as const;
+export const EVENT_VERSION = 2 as const;
+
+/*
+ * Version history (each step has an upcaster in upcast.ts and a committed fixture log):
+ *   v1 → v2: `agent.decided` gained `stateDigest` (null when upcast from v1).
+ */
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -101,6 +106,11 @@ export interface AgentDecided extends EventBase {
   raw: unknown;
   decision: Decision;
   latencyMs: number;
+  /**
+   * SHA-256 of the machine's persisted snapshot this decision was made on (since v2), so replay can
+   * check its fold round by round. `null` in events upcast from v1 logs, which did not record it.
+   */
+  stateDigest: string | null;
 }
 
 export interface ActionExecuted extends EventBase {

@@ -3,8 +3,8 @@
  *
  * A registry maps a source version `v` and an event type to a function that turns a `v` event into a
  * `v + 1` event. Versions are walked one step at a time; a type with no function at some step did not
- * change shape in that step and only has its `v` bumped. v1 is the first stored version, so the
- * default registry is empty; the mechanism is exercised by tests with a fake v0 → v1 step.
+ * change shape in that step and only has its `v` bumped. The v1 fixtures in test/fixtures/episodes
+ * prove that logs written before v2 still replay.
  *
  * Adding an upcaster: bump `EVENT_VERSION` in `events.ts`, add `{ [old]: { [type]: fn } }` here, and
  * commit a fixture log written at the old version whose replay must still pass.
@@ -21,8 +21,11 @@ export type Upcaster = (event: RawEvent) => Record<string, unknown>;
 /** Source version → event type → step to `version + 1`. */
 export type UpcasterRegistry = Readonly<Record<number, Readonly<Partial<Record<string, Upcaster>>>>>;
 
-/** The upcasters of this build (none yet: v1 is the first stored version). */
-export const UPCASTERS: UpcasterRegistry = Object.freeze({});
+/** The upcasters of this build. */
+export const UPCASTERS: UpcasterRegistry = Object.freeze({
+  // v1 → v2: decisions record the digest of the state they were made on; v1 logs have none.
+  1: { 'agent.decided': (e: RawEvent) => ({ ...e, stateDigest: null }) },
+});
 
 /**
  * Brings `raw` to {@link EVENT_VERSION}. Returns the same object when it is already current.

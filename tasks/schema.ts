@@ -130,6 +130,23 @@ export const TaskSchema = z
       })
       .default({ action_timeout_sec: 60, wall_clock_sec: 3600, output_cap_bytes: 65536 }),
     history_window: z.number().int().positive().default(15),
+    /**
+     * Regular expressions for parts of command output that legitimately differ between runs
+     * (timestamps, temp paths, timings); `replay --execute` blanks them before comparing, on top of
+     * the built-in ones (durations, dates, container ids, mktemp paths).
+     */
+    volatile: z
+      .array(
+        z.string().refine((r) => {
+          try {
+            new RegExp(r);
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'must be a valid regular expression'),
+      )
+      .default([]),
     deliverables: z.array(DeliverableSchema).min(1),
     scoring: z.enum(['binary', 'quantitative']).default('binary'),
     criteria: z.array(CriterionSchema).min(1),

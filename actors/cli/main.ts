@@ -5,6 +5,7 @@ import { EngiloopError } from '../../machines/errors.js';
 import { initTelemetry } from '../telemetry.js';
 import { inspectCommands } from './commands/inspect.js';
 import { miscCommands } from './commands/misc.js';
+import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
 import { tasksCommands } from './commands/tasks.js';
 import { CliExit, EXIT } from './exit.js';
@@ -24,6 +25,7 @@ const program = new Command()
 runCommand(program);
 tasksCommands(program);
 inspectCommands(program);
+replayCommand(program);
 miscCommands(program);
 
 const shutdown = await initTelemetry();

@@ -75,6 +75,7 @@ export async function decide(
   ctx: EpisodeContext,
   agent: Agent,
   parent: Span,
+  stateDigest: string,
 ): Promise<EventDraft> {
   const round = ctx.round + 1;
   const span = startSpan('agent.decide', { 'engiloop.task': ctx.taskId, 'engiloop.round': round }, parent);
@@ -96,6 +97,7 @@ export async function decide(
       raw: raw ?? null,
       decision,
       latencyMs: Math.round(performance.now() - t0),
+      stateDigest,
     };
   } catch (e) {
     endSpan(span, e);

@@ -98,7 +98,7 @@ export async function runEpisode(
         roundSpan = startSpan('round', { 'engiloop.task': task.id, 'engiloop.round': ctx.round + 1 }, span);
         return emit(await fx.observe(scope, ctx));
       case 'decide':
-        return emit(await fx.decide(scope, ctx, opts.agent, roundSpan ?? span));
+        return emit(await fx.decide(scope, ctx, opts.agent, roundSpan ?? span, snapshotDigest(snap)));
       case 'execute':
         while (stateName(snap) === 'acting' && snap.context.executed < snap.context.pending.length) {
           const index = snap.context.executed;

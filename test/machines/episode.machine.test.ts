@@ -55,11 +55,12 @@ describe('episode machine', () => {
         raw: {},
         decision: { kind: 'act', actions: [sh, sh] },
         latencyMs: 1,
+        stateDigest: null,
       }),
       ev({ type: 'action.executed', round: 1, index: 0, action: sh, result: ok }),
       ev({ type: 'action.executed', round: 1, index: 1, action: sh, result: ok }),
       ev({ type: 'observation.recorded', round: 2, text: 'results' }),
-      ev({ type: 'agent.decided', round: 2, raw: {}, decision: { kind: 'done' }, latencyMs: 1 }),
+      ev({ type: 'agent.decided', round: 2, raw: {}, decision: { kind: 'done' }, latencyMs: 1, stateDigest: null }),
       verified(1),
     ]);
     expect(effects).toEqual([
@@ -91,6 +92,7 @@ describe('episode machine', () => {
         raw: {},
         decision: { kind: 'fail', reason: 'cannot' },
         latencyMs: 1,
+        stateDigest: null,
       }),
       verified(0),
     ]);
@@ -111,6 +113,7 @@ describe('episode machine', () => {
           raw: {},
           decision: { kind: 'act', actions: [sh] },
           latencyMs: 1,
+          stateDigest: null,
         }),
       );
       events.push(ev({ type: 'action.executed', round: r, index: 0, action: sh, result: ok }));
@@ -136,6 +139,7 @@ describe('episode machine', () => {
         raw: 'garbage',
         decision: { kind: 'invalid', error: 'bad' },
         latencyMs: 1,
+        stateDigest: null,
       }),
     ]);
     expect(stateName(snap)).toBe('observing');
@@ -174,7 +178,7 @@ describe('episode machine', () => {
       start(task()),
       ev({ type: 'sandbox.provisioned', sandboxes: {} }),
       ev({ type: 'observation.recorded', round: 1, text: 'o' }),
-      ev({ type: 'agent.decided', round: 1, raw: {}, decision: { kind: 'done' }, latencyMs: 1 }),
+      ev({ type: 'agent.decided', round: 1, raw: {}, decision: { kind: 'done' }, latencyMs: 1, stateDigest: null }),
       verified(0),
     ];
     const live = drive(events).snap;

@@ -17,9 +17,9 @@ describe('upcast', () => {
     expect(upcast(e)).toEqual(e);
   });
 
-  it('applies a registered v0 → v1 step', () => {
+  it('applies a registered v0 → v1 step, then bumps to the current version', () => {
     expect(upcast(v0Observation, fake)).toEqual({
-      v: 1,
+      v: EVENT_VERSION,
       at: 5,
       type: 'observation.recorded',
       round: 2,
@@ -29,12 +29,12 @@ describe('upcast', () => {
 
   it('bumps the version of types that did not change in a step', () => {
     const e = { v: 0, at: 1, type: 'sandbox.provisioned', sandboxes: {} };
-    expect(upcast(e, fake)).toEqual({ ...e, v: 1 });
+    expect(upcast(e, fake)).toEqual({ ...e, v: EVENT_VERSION });
   });
 
   it('runs through decodeEvent when given a registry', () => {
     const bytes = new Packr({ useRecords: false }).pack(v0Observation);
-    expect(decodeEvent(bytes, { upcasters: fake })).toMatchObject({ v: 1, text: 'hello' });
+    expect(decodeEvent(bytes, { upcasters: fake })).toMatchObject({ v: EVENT_VERSION, text: 'hello' });
   });
 
   it('refuses versions newer than this build or not integers', () => {
@@ -47,5 +47,22 @@ describe('upcast', () => {
       }
       expect(hasCode(err, 'EVENT_VERSION_UNSUPPORTED')).toBe(true);
     }
+  });
+});
+
+describe('the v1 → v2 step of this build', () => {
+  it('gives v1 decisions a null state digest and leaves other types alone', () => {
+    const decided = {
+      v: 1,
+      at: 1,
+      type: 'agent.decided',
+      round: 1,
+      raw: {},
+      decision: { kind: 'done' },
+      latencyMs: 3,
+    };
+    expect(upcast(decided)).toEqual({ ...decided, v: 2, stateDigest: null });
+    const obs = { v: 1, at: 1, type: 'observation.recorded', round: 1, text: 'x' };
+    expect(upcast(obs)).toEqual({ ...obs, v: 2 });
   });
 });

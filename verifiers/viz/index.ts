@@ -1,4 +1,18 @@
-/** The viz verifiers registered by default. */
+/** The viz verifiers registered by default, and their public names. */
 import type { Verifier } from '../types.js';
+import { blendSceneVerifier } from './blend.js';
+import { gltfSceneVerifier } from './gltf.js';
+import { renderCompareVerifier } from './render.js';
 
-export const vizVerifiers: readonly Verifier[] = [];
+export { blendSceneVerifier, BlendSceneParams, dumpBlendScene } from './blend.js';
+export { gltfSceneVerifier, GltfSceneParams } from './gltf.js';
+export { renderCompareVerifier, RenderCompareParams, renderBlend } from './render.js';
+export { BLENDER_IMAGE } from './blender.js';
+export { decodePng, diffFraction, improvement } from './png-diff.js';
+export type { SceneDump, SceneObject, SceneMaterial } from './scene.js';
+
+export const vizVerifiers: readonly Verifier[] = [
+  gltfSceneVerifier,
+  blendSceneVerifier,
+  renderCompareVerifier,
+];

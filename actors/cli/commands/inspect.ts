@@ -50,7 +50,8 @@ export function inspectCommands(program: Command): void {
     .description("print an episode's event log as a table, or --json")
     .argument('<episode>', 'episode id (see the results table or `engiloop results <run> --json`)')
     .option('--json', 'one JSON object per event (with stream sequence)')
-    .action((id: string, o: { json?: boolean }) =>
+    .option('--raw', 'the stored messages, one base64 line each (for fixtures and bug reports)')
+    .action((id: string, o: { json?: boolean; raw?: boolean }) =>
       withStreams(async (s) => {
         const raw = await s.log.readRaw(id);
         if (raw.length === 0) {
@@ -59,6 +60,10 @@ export function inspectCommands(program: Command): void {
             EXIT.BAD_INPUT,
             `no events for episode "${id}"${near.length ? ` (similar: ${near.join(', ')})` : ''}`,
           );
+        }
+        if (o.raw) {
+          for (const r of raw) console.log(Buffer.from(r.data).toString('base64'));
+          return;
         }
         const events = await s.log.read(id);
         if (o.json) {

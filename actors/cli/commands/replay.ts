@@ -1,0 +1,181 @@
+/**
+ * `engiloop replay <episode>`: fold mode (no Docker, no agent) with a terminal viewer, or
+ * `--execute` (a fresh sandbox and the recorded agent outputs, every observation compared).
+ */
+import { emitKeypressEvents } from 'node:readline';
+import type { Command } from 'commander';
+import type { EpisodeEvent } from '../../../streams/events.js';
+import { loadSuite, type LoadedTask } from '../../../tasks/index.js';
+import { stableStringify } from '../../episode/index.js';
+import {
+  buildTimeline,
+  isReplayDivergence,
+  readEventsFile,
+  renderRound,
+  renderSummary,
+  replayExecute,
+  type Timeline,
+} from '../../replay/index.js';
+import { CliExit, EXIT } from '../exit.js';
+import { withRunEnv } from '../run-env.js';
+import { openStreams } from '../streams-env.js';
+import { fmtMs } from '../table.js';
+
+interface ReplayFlags {
+  json?: boolean;
+  round?: string;
+  list?: boolean;
+  file?: boolean;
+  execute?: boolean;
+  tasks: string;
+}
+
+async function loadEvents(id: string, fromFile: boolean): Promise<EpisodeEvent[]> {
+  if (fromFile) return readEventsFile(id);
+  const s = await openStreams().catch((e: Error) => {
+    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
+  });
+  try {
+    const events = await s.log.read(id);
+    if (events.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no events for episode "${id}"`);
+    return events;
+  } finally {
+    await s.close();
+  }
+}
+
+/** Interactive viewer: n/→ next, p/← previous, g + number + Enter go to round, q quit. */
+async function browse(tl: Timeline, start: number): Promise<void> {
+  let i = start;
+  let typed: string | null = null;
+  const draw = () => {
+    process.stdout.write('\x1b[2J\x1b[H');
+    console.log(renderRound(tl, i, process.stdout.columns ?? 100));
+    console.log(
+      `\n[n]ext  [p]revious  [g]o to round${typed !== null ? ` ${typed}_` : ''}  [q]uit   (round ${i + 1}/${tl.rounds.length})`,
+    );
+  };
+  emitKeypressEvents(process.stdin);
+  process.stdin.setRawMode(true);
+  draw();
+  await new Promise<void>((resolve) => {
+    process.stdin.on('keypress', (str: string | undefined, key: { name?: string; ctrl?: boolean }) => {
+      if (typed !== null) {
+        if (key.name === 'return') {
+          const n = Number(typed);
+          if (Number.isInteger(n) && n >= 1 && n <= tl.rounds.length) i = n - 1;
+          typed = null;
+        } else if (str && /\d/.test(str)) typed += str;
+        else typed = null;
+      } else if (key.name === 'q' || (key.ctrl && key.name === 'c')) return resolve();
+      else if (key.name === 'n' || key.name === 'right' || key.name === 'down')
+        i = Math.min(tl.rounds.length - 1, i + 1);
+      else if (key.name === 'p' || key.name === 'left' || key.name === 'up') i = Math.max(0, i - 1);
+      else if (key.name === 'g') typed = '';
+      draw();
+    });
+  });
+  process.stdin.setRawMode(false);
+  process.stdin.pause();
+}
+
+async function findTask(dir: string, events: EpisodeEvent[]): Promise<LoadedTask> {
+  const started = events[0];
+  if (started?.type !== 'episode.started')
+    throw new CliExit(EXIT.BAD_INPUT, 'the log does not start with episode.started');
+  const { tasks } = await loadSuite(dir);
+  const lt = tasks.find((t) => t.task.id === started.task.id);
+  if (!lt)
+    throw new CliExit(
+      EXIT.BAD_INPUT,
+      `task "${started.task.id}" not found under ${dir} (give its suite with --tasks <dir>)`,
+    );
+  const { volatile: _a, ...now } = lt.task;
+  const { volatile: _b, ...then } = started.task as typeof lt.task;
+  if (stableStringify(now) !== stableStringify(then))
+    console.error(
+      `warning: ${lt.dir}/task.yaml differs from the task recorded in the log; replaying with the current folder`,
+    );
+  return lt;
+}
+
+export function replayCommand(program: Command): void {
+  program
+    .command('replay')
+    .description('step through an episode from its log (fold mode), or re-execute it and compare (--execute)')
+    .argument(
+      '<episode>',
+      'episode id, or a file of stored messages with --file (`engiloop events <id> --raw`)',
+    )
+    .option('--json', 'fold mode: every round as JSON; --execute: the report as JSON')
+    .option('--round <n>', 'fold mode: show round n and exit')
+    .option('--list', 'fold mode: one line per round')
+    .option('--file', 'read the episode from a file instead of NATS')
+    .option(
+      '--execute',
+      're-execute in a fresh sandbox with the recorded agent outputs and compare each observation',
+    )
+    .option('--tasks <dir>', 'with --execute: where to find the task folder', 'tasks')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 deterministic / identical, 1 replay diverged (names the round), 2 bad input, 3 NATS or Docker unusable.',
+    )
+    .action(async (id: string, f: ReplayFlags) => {
+      const events = await loadEvents(id, f.file ?? false);
+      if (f.execute) {
+        const lt = await findTask(f.tasks, events);
+        const report = await withRunEnv(async ({ streams, deps, runId, runDir }) =>
+          replayExecute(events, lt, deps, {
+            read: (e) => streams.log.read(e),
+            episodeId: `${runId}-replay`,
+            runId,
+            artifactsDir: `${runDir}/replay/artifacts`,
+          }),
+        );
+        if (f.json) console.log(JSON.stringify(report, null, 2));
+        else {
+          console.log(
+            `replayed as ${report.replay.episodeId}: ${report.roundsCompared} round(s) compared; original ${fmtMs(report.originalMs)}, replay ${fmtMs(report.replay.durationMs)}`,
+          );
+          if (report.firstDivergence)
+            console.log(
+              `DIVERGED at round ${report.firstDivergence.round} (${report.firstDivergence.what}):\n${report.firstDivergence.diff}`,
+            );
+          else console.log('verdict: identical (after blanking volatile parts)');
+        }
+        process.exitCode = report.verdict === 'identical' ? EXIT.OK : EXIT.INFRA;
+        return;
+      }
+      let tl: Timeline;
+      try {
+        tl = buildTimeline(events);
+      } catch (e) {
+        if (isReplayDivergence(e)) {
+          console.error(`engiloop: ${e.message}`);
+          process.exitCode = EXIT.INFRA;
+          return;
+        }
+        throw e;
+      }
+      const head = `${events.length} events, ${tl.rounds.length} rounds, final state ${String(tl.final.value)}; ${tl.checked} state digest(s) checked: deterministic`;
+      if (f.json) {
+        console.log(
+          JSON.stringify(
+            { events: events.length, checked: tl.checked, finalState: tl.final.value, rounds: tl.rounds },
+            null,
+            2,
+          ),
+        );
+      } else if (f.round !== undefined) {
+        const n = Number(f.round);
+        if (!Number.isInteger(n) || n < 1 || n > tl.rounds.length)
+          throw new CliExit(EXIT.BAD_INPUT, `--round must be 1..${tl.rounds.length}`);
+        console.log(renderRound(tl, n - 1));
+      } else if (f.list || !process.stdin.isTTY || !process.stdout.isTTY || tl.rounds.length === 0) {
+        console.log(`${head}\n${renderSummary(tl)}`);
+      } else {
+        await browse(tl, 0);
+        console.log(head);
+      }
+    });
+}

@@ -1,0 +1,132 @@
+/**
+ * `replay --execute`: a fresh sandbox, the recorded agent outputs played back in order, and every
+ * re-executed observation compared with the recorded one (exact after blanking declared volatile
+ * parts). Reports the first divergent round with a diff, and an overall verdict.
+ */
+import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/events.js';
+import type { LoadedTask } from '../../tasks/index.js';
+import type { Agent } from '../agents/index.js';
+import { formatResult, runEpisode, type EpisodeDeps, type EpisodeResult } from '../episode/index.js';
+import { firstDiff, normalizer } from './normalize.js';
+
+/** Plays back recorded agent outputs by round; past the record it says DONE. */
+export class RecordedAgent implements Agent {
+  readonly name: string;
+  private readonly byRound = new Map<number, unknown>();
+  constructor(name: string, decided: readonly AgentDecided[]) {
+    this.name = name;
+    for (const d of decided) this.byRound.set(d.round, d.raw);
+  }
+  decide(input: { round: number }): Promise<unknown> {
+    return Promise.resolve(this.byRound.has(input.round) ? this.byRound.get(input.round) : { done: true });
+  }
+}
+
+export interface Divergence {
+  round: number;
+  what: string;
+  diff: string;
+}
+
+export interface ExecuteReport {
+  verdict: 'identical' | 'diverged';
+  firstDivergence: Divergence | null;
+  roundsCompared: number;
+  /** Original episode duration (first to last event) and the replay's. */
+  originalMs: number;
+  replay: EpisodeResult;
+}
+
+/** Compares two logs round by round; the first difference after normalisation, or null. */
+export function compareLogs(
+  recorded: readonly EpisodeEvent[],
+  replayed: readonly EpisodeEvent[],
+  volatile: readonly string[] = [],
+): { divergence: Divergence | null; rounds: number } {
+  const norm = normalizer(volatile);
+  const obs = (es: readonly EpisodeEvent[]) => es.filter((e) => e.type === 'observation.recorded');
+  const acts = (es: readonly EpisodeEvent[]) =>
+    es.filter((e): e is ActionExecuted => e.type === 'action.executed');
+  const [ro, po] = [obs(recorded), obs(replayed)];
+  const [ra, pa] = [acts(recorded), acts(replayed)];
+  let rounds = 0;
+  for (let i = 0; i < Math.max(ro.length, po.length); i++) {
+    const a = ro[i];
+    const b = po[i];
+    const round =
+      a?.type === 'observation.recorded' ? a.round : b?.type === 'observation.recorded' ? b.round : i + 1;
+    rounds = Math.max(rounds, round);
+    if (!a || !b)
+      return {
+        divergence: {
+          round,
+          what: 'number of observations',
+          diff: `recorded ${ro.length}, replayed ${po.length}`,
+        },
+        rounds,
+      };
+    const [ta, tb] = [
+      norm(a.type === 'observation.recorded' ? a.text : ''),
+      norm(b.type === 'observation.recorded' ? b.text : ''),
+    ];
+    if (ta !== tb) return { divergence: { round, what: 'observation', diff: firstDiff(ta, tb) }, rounds };
+  }
+  for (let i = 0; i < Math.max(ra.length, pa.length); i++) {
+    const a = ra[i];
+    const b = pa[i];
+    if (!a || !b)
+      return {
+        divergence: {
+          round: (a ?? b)!.round,
+          what: 'number of actions',
+          diff: `recorded ${ra.length}, replayed ${pa.length}`,
+        },
+        rounds,
+      };
+    const [ta, tb] = [norm(formatResult(a.action, a.result)), norm(formatResult(b.action, b.result))];
+    if (ta !== tb)
+      return {
+        divergence: { round: a.round, what: `action ${a.index + 1} result`, diff: firstDiff(ta, tb) },
+        rounds,
+      };
+  }
+  return { divergence: null, rounds };
+}
+
+export interface ExecuteOptions {
+  /** Reads an episode's events back (the replay's own log). */
+  read: (episodeId: string) => Promise<EpisodeEvent[]>;
+  episodeId: string;
+  runId: string;
+  artifactsDir: string;
+  signal?: AbortSignal;
+}
+
+/** Re-executes the recorded episode `events` of task `lt` and compares. */
+export async function replayExecute(
+  events: readonly EpisodeEvent[],
+  lt: LoadedTask,
+  deps: EpisodeDeps,
+  o: ExecuteOptions,
+): Promise<ExecuteReport> {
+  const decided = events.filter((e): e is AgentDecided => e.type === 'agent.decided');
+  const agent = new RecordedAgent(
+    `replay:${events[0]?.type === 'episode.started' ? events[0].agent : '?'}`,
+    decided,
+  );
+  const replay = await runEpisode(lt, deps, {
+    episodeId: o.episodeId,
+    runId: o.runId,
+    agent,
+    artifactsDir: o.artifactsDir,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  const { divergence, rounds } = compareLogs(events, await o.read(o.episodeId), lt.task.volatile);
+  return {
+    verdict: divergence ? 'diverged' : 'identical',
+    firstDivergence: divergence,
+    roundsCompared: rounds,
+    originalMs: (events.at(-1)?.at ?? 0) - (events[0]?.at ?? 0),
+    replay,
+  };
+}

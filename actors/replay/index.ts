@@ -1,0 +1,13 @@
+export { buildTimeline, type Timeline, type RoundView } from './timeline.js';
+export { readEventsFile } from './source.js';
+export { renderRound, renderSummary } from './view.js';
+export { ReplayDivergenceError, isReplayDivergence } from './errors.js';
+export {
+  replayExecute,
+  compareLogs,
+  RecordedAgent,
+  type ExecuteReport,
+  type ExecuteOptions,
+  type Divergence,
+} from './execute.js';
+export { normalizer, firstDiff } from './normalize.js';

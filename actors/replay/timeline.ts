@@ -1,0 +1,86 @@
+/**
+ * Fold-mode replay: steps an episode's log through the pure machine, without Docker or an agent,
+ * and checks determinism against the state digests the log recorded (each decision's
+ * `stateDigest`, and the final `snapshotDigest`).
+ */
+import { applyEvent, initialSnapshot, stateName, type EpisodeSnapshot } from '../../machines/index.js';
+import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/events.js';
+import { snapshotDigest } from '../episode/index.js';
+import { ReplayDivergenceError } from './errors.js';
+
+/** One round as the replay viewer shows it. */
+export interface RoundView {
+  round: number;
+  /** The observation the agent decided on. */
+  observation: string;
+  decided: AgentDecided | null;
+  actions: ActionExecuted[];
+  /** Machine state after the round's last event. */
+  stateAfter: string;
+  /** Digest recorded with the decision (null for v1 logs), and the folded one. */
+  recordedDigest: string | null;
+  foldedDigest: string;
+  /** Event indexes (0-based, inclusive) the round spans. */
+  fromEvent: number;
+  toEvent: number;
+}
+
+export interface Timeline {
+  events: EpisodeEvent[];
+  rounds: RoundView[];
+  final: EpisodeSnapshot;
+  /** Digests compared (per decision, and the final one). */
+  checked: number;
+}
+
+/**
+ * Folds `events`, checking every recorded digest.
+ * @throws ReplayDivergenceError naming the first round whose recorded digest differs.
+ */
+export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
+  let snap = initialSnapshot();
+  const rounds: RoundView[] = [];
+  let current: RoundView | null = null;
+  let observation = '';
+  let checked = 0;
+  events.forEach((e, i) => {
+    if (e.type === 'observation.recorded') {
+      observation = e.text;
+      current = null; // the next round's observation closes this round
+    }
+    if (e.type === 'agent.decided') {
+      const folded = snapshotDigest(snap);
+      if (e.stateDigest !== null) {
+        checked++;
+        // The state a decision was made on is the work of the round before it.
+        if (e.stateDigest !== folded)
+          throw new ReplayDivergenceError(Math.max(1, e.round - 1), i, e.stateDigest, folded);
+      }
+      current = {
+        round: e.round,
+        observation,
+        decided: e,
+        actions: [],
+        stateAfter: '',
+        recordedDigest: e.stateDigest,
+        foldedDigest: folded,
+        fromEvent: i,
+        toEvent: i,
+      };
+      rounds.push(current);
+    }
+    if (e.type === 'episode.ended') {
+      const folded = snapshotDigest(snap);
+      checked++;
+      if (e.snapshotDigest !== folded)
+        throw new ReplayDivergenceError(Math.max(1, e.rounds), i, e.snapshotDigest, folded);
+    }
+    snap = applyEvent(snap, e);
+    if (current) {
+      if (e.type === 'action.executed') current.actions.push(e);
+      current.toEvent = i;
+      current.stateAfter = stateName(snap);
+    }
+  });
+  return { events: [...events], rounds, final: snap, checked };
+}
