@@ -12,7 +12,8 @@ export const EVENT_VERSION = 2 as const;
 
 /*
  * Version history (each step has an upcaster in upcast.ts and a committed fixture log):
- *   v1 → v2: `agent.decided` gained `stateDigest` (null when upcast from v1).
+ *   v1 → v2: `agent.decided` gained `stateDigest` (null when upcast from v1); new types
+ *            `action.started` and `episode.resumed` (absent from v1 logs; nothing to upcast).
  */
 
 /** Fields every event carries. */
@@ -113,6 +114,14 @@ export interface AgentDecided extends EventBase {
   stateDigest: string | null;
 }
 
+/** An action is about to run: written before it starts, so a crash mid-action is visible. */
+export interface ActionStarted extends EventBase {
+  type: 'action.started';
+  round: number;
+  index: number;
+  action: Action;
+}
+
 export interface ActionExecuted extends EventBase {
   type: 'action.executed';
   round: number;
@@ -140,6 +149,27 @@ export interface InfraFailed extends EventBase {
   during: string;
 }
 
+/**
+ * A worker took over an episode whose previous worker died: the sandbox was rebuilt by re-running
+ * the recorded actions (compared with their recorded results), and an action that had started but
+ * has no recorded result is re-run (the rule; see README "Resume").
+ */
+export interface EpisodeResumed extends EventBase {
+  type: 'episode.resumed';
+  /** Identity of the worker taking over (host:pid). */
+  worker: string;
+  /** Machine state the episode resumed in. */
+  state: string;
+  /** New sandbox name → container id. */
+  sandboxes: Record<string, string>;
+  /** Recorded actions re-executed to restore the sandboxes. */
+  replayed: number;
+  /** Re-executed actions whose result differed from the recorded one (after normalising). */
+  divergences: { round: number; index: number; diff: string }[];
+  /** The action that had started without a recorded result, re-run now; null if none. */
+  interrupted: { round: number; index: number } | null;
+}
+
 /** Terminal record: written once the machine reached a final state. */
 export interface EpisodeEnded extends EventBase {
   type: 'episode.ended';
@@ -155,7 +185,9 @@ export type EpisodeEvent =
   | SandboxProvisioned
   | ObservationRecorded
   | AgentDecided
+  | ActionStarted
   | ActionExecuted
+  | EpisodeResumed
   | VerificationCompleted
   | InfraFailed
   | EpisodeEnded;

@@ -79,3 +79,13 @@ export {
   RunNotFoundError,
   UpcastError,
 } from './errors.js';
+export {
+  JobQueue,
+  JOBS_STREAM,
+  JOB_SUBJECT_PREFIX,
+  WORKERS_CONSUMER,
+  type Job,
+  type HeldJob,
+  type JobQueueOptions,
+} from './jobs.js';
+export { ensureLocalNats, stopLocalNats, localNatsStatus } from './local-server.js';

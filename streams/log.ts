@@ -115,6 +115,12 @@ export class EpisodeLog {
     return this.writer(episodeId, { expectedLastSeq: last.seq, n });
   }
 
+  /** The episode's last event (decoded), or null when it has none. Cheap: one direct get. */
+  async last(episodeId: string): Promise<EpisodeEvent | null> {
+    const m = await this.jsm.direct.getMessage(EVENTS_STREAM, { last_by_subj: episodeSubject(episodeId) });
+    return m ? decodeEvent(m.data, { subject: m.subject, seq: m.seq }) : null;
+  }
+
   /** Every event of the episode, in order, decoded and upcast; `[]` for an unknown episode. */
   async read(episodeId: string, opts: Pick<DecodeContext, 'upcasters'> = {}): Promise<EpisodeEvent[]> {
     const raw = await this.readRaw(episodeId);

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { EngiloopError } from '../../machines/errors.js';
 import { initTelemetry } from '../telemetry.js';
+import { distributedCommands } from './commands/distributed.js';
 import { inspectCommands } from './commands/inspect.js';
 import { miscCommands } from './commands/misc.js';
 import { replayCommand } from './commands/replay.js';
@@ -26,6 +27,7 @@ runCommand(program);
 tasksCommands(program);
 inspectCommands(program);
 replayCommand(program);
+distributedCommands(program);
 miscCommands(program);
 
 const shutdown = await initTelemetry();

@@ -1,18 +1,12 @@
 /**
- * Opens the event log for a command: the NATS at `NATS_URL`, or an embedded nats-server with its
- * store under `$ENGILOOP_HOME/nats` (so runs can be found again by later commands).
+ * Opens the event log for a command: the NATS at `NATS_URL`, or the machine's local nats-server
+ * (store `$ENGILOOP_HOME/nats`), started in the background on first use and shared by every
+ * engiloop command on this machine, so runs, workers and later `results` / `events` / `replay`
+ * commands all see the same streams.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
-import {
-  BlobStore,
-  EpisodeLog,
-  RunIndex,
-  connectNats,
-  startNatsServer,
-  type NatsServerHandle,
-} from '../../streams/index.js';
+import { BlobStore, EpisodeLog, RunIndex, connectNats, ensureLocalNats } from '../../streams/index.js';
 import { engiloopHome } from '../paths.js';
 
 export interface StreamsEnv {
@@ -25,35 +19,27 @@ export interface StreamsEnv {
   close(): Promise<void>;
 }
 
+/** The local server's folder. */
+export const localNatsDir = (env: NodeJS.ProcessEnv = process.env): string => join(engiloopHome(env), 'nats');
+
 export async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise<StreamsEnv> {
-  let server: NatsServerHandle | undefined;
   let url = env.NATS_URL;
+  let where = `NATS_URL=${url}`;
   if (!url) {
-    const storeDir = join(engiloopHome(env), 'nats');
-    await mkdir(storeDir, { recursive: true });
-    server = await startNatsServer({ storeDir });
-    url = server.url;
+    const local = await ensureLocalNats(localNatsDir(env));
+    url = local.url;
+    where = `local nats-server ${url} (store ${localNatsDir(env)}${local.started ? ', just started' : ''})`;
   }
-  try {
-    const nc = await connectNats(url);
-    const [log, blobs, runs] = await Promise.all([
-      EpisodeLog.open(nc),
-      BlobStore.open(nc),
-      RunIndex.open(nc),
-    ]);
-    return {
-      nc,
-      log,
-      blobs,
-      runs,
-      where: server ? `embedded nats-server (store ${server.storeDir})` : `NATS_URL=${url}`,
-      close: async () => {
-        await nc.drain().catch(() => nc.close());
-        await server?.stop();
-      },
-    };
-  } catch (e) {
-    await server?.stop();
-    throw e;
-  }
+  const nc = await connectNats(url);
+  const [log, blobs, runs] = await Promise.all([EpisodeLog.open(nc), BlobStore.open(nc), RunIndex.open(nc)]);
+  return {
+    nc,
+    log,
+    blobs,
+    runs,
+    where,
+    close: async () => {
+      await nc.drain().catch(() => nc.close());
+    },
+  };
 }

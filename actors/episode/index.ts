@@ -13,3 +13,6 @@ export type {
   VerifyFn,
 } from './ports.js';
 export { verifyTask } from './verify-task.js';
+export { resultOf, resultFromLog, type ResultFacts } from './result.js';
+export { pendingEffect, interruptedAction } from './restore.js';
+export { normalizer, firstDiff } from './normalize.js';

@@ -57,6 +57,12 @@ export interface EpisodeOptions {
   artifactsDir: string;
   signal?: AbortSignal;
   onProgress?: (p: EpisodeProgress) => void;
+  /**
+   * Events already in the episode's log: the episode is resumed from them (the machine is rebuilt
+   * by folding, the sandboxes by re-running the recorded actions). The log writer given by
+   * `deps.openLog` must then be positioned after them (`EpisodeLog.resume`).
+   */
+  prior?: readonly EpisodeEvent[];
 }
 
 /** The result of one episode, as the results table and `--json` show it. */

@@ -5,6 +5,8 @@
 import type { Span } from '@opentelemetry/api';
 import {
   EngiloopError,
+  fold,
+  hasCode,
   initialSnapshot,
   stateName,
   step,
@@ -20,6 +22,8 @@ import { endSpan, startSpan } from '../telemetry.js';
 import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { RecordingError } from './errors.js';
+import { pendingEffect, restore } from './restore.js';
+import { resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
 function describeAction(e: EpisodeEvent): string | null {
@@ -45,8 +49,9 @@ export async function runEpisode(
     'engiloop.agent': opts.agent.name,
   });
   const scope: fx.EffectScope = { lt, deps, opts, sandboxes, span };
-  let snap: EpisodeSnapshot = initialSnapshot();
-  let count = 0;
+  const prior = opts.prior ?? [];
+  let snap: EpisodeSnapshot = prior.length ? fold(prior) : initialSnapshot();
+  let count = prior.length;
   let lastAction: string | null = null;
   let roundSpan: Span | undefined;
   let logError: unknown = null;
@@ -73,8 +78,9 @@ export async function runEpisode(
     try {
       await sink.append(event);
     } catch (e) {
+      // LOG_CONFLICT: another worker holds the episode now; this one must stop without writing.
       throw new RecordingError(
-        'LOG_WRITE_FAILED',
+        hasCode(e, 'LOG_CONFLICT') ? 'LOG_CONFLICT' : 'LOG_WRITE_FAILED',
         `cannot append to episode ${opts.episodeId}: ${(e as Error).message}`,
         { cause: e },
       );
@@ -103,6 +109,7 @@ export async function runEpisode(
         while (stateName(snap) === 'acting' && snap.context.executed < snap.context.pending.length) {
           const index = snap.context.executed;
           const action = snap.context.pending[index]!;
+          await emit({ type: 'action.started', round: snap.context.round, index, action });
           const result = await fx.execute(scope, action, snap.context.round, roundSpan ?? span);
           await emit({ type: 'action.executed', round: snap.context.round, index, action, result });
         }
@@ -124,13 +131,20 @@ export async function runEpisode(
   };
 
   try {
-    await emit({
-      type: 'episode.started',
-      episodeId: opts.episodeId,
-      runId: opts.runId,
-      task,
-      agent: opts.agent.name,
-    });
+    const last = prior.at(-1);
+    if (last?.type === 'episode.ended')
+      digest = last.snapshotDigest; // already over: nothing to do
+    else if (prior.length > 0) {
+      await emit(await restore(scope, prior, snap));
+      queue.push(pendingEffect(stateName(snap)));
+    } else
+      await emit({
+        type: 'episode.started',
+        episodeId: opts.episodeId,
+        runId: opts.runId,
+        task,
+        agent: opts.agent.name,
+      });
     while (queue.length > 0) {
       const effect = queue.shift()!;
       try {
@@ -154,26 +168,17 @@ export async function runEpisode(
     await Promise.allSettled([...sandboxes.values()].map((sb) => sb.close()));
   }
 
-  const c = snap.context;
-  const status = logError || !c.status ? 'infra_error' : c.status;
-  span.setAttributes({ 'engiloop.status': status, 'engiloop.rounds': c.round });
-  endSpan(span, logError ?? undefined);
-  return {
+  const result = resultOf(snap, {
     episodeId: opts.episodeId,
     taskId: task.id,
     agent: opts.agent.name,
-    status,
-    score: status === 'infra_error' ? null : (c.verification?.score ?? 0),
-    passed: status !== 'infra_error' && (c.verification?.passed ?? false),
-    rounds: c.round,
-    durationMs: now() - t0,
-    verdicts: c.verification?.verdicts ?? [],
-    error: logError
-      ? toErrorData(logError)
-      : c.error
-        ? { code: c.error.code, message: c.error.message }
-        : null,
-    snapshotDigest: logError ? null : digest,
+    // A resumed episode's duration runs from its first start, downtime included.
+    durationMs: now() - (prior[0]?.at ?? t0),
     events: count,
-  };
+    snapshotDigest: digest,
+    recordingError: logError ? toErrorData(logError) : null,
+  });
+  span.setAttributes({ 'engiloop.status': result.status, 'engiloop.rounds': result.rounds });
+  endSpan(span, logError ?? undefined);
+  return result;
 }

@@ -7,7 +7,7 @@ import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/e
 import type { LoadedTask } from '../../tasks/index.js';
 import type { Agent } from '../agents/index.js';
 import { formatResult, runEpisode, type EpisodeDeps, type EpisodeResult } from '../episode/index.js';
-import { firstDiff, normalizer } from './normalize.js';
+import { firstDiff, normalizer } from '../episode/index.js';
 
 /** Plays back recorded agent outputs by round; past the record it says DONE. */
 export class RecordedAgent implements Agent {

@@ -10,4 +10,3 @@ export {
   type ExecuteOptions,
   type Divergence,
 } from './execute.js';
-export { normalizer, firstDiff } from './normalize.js';

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../actors/agents/index.js';
+import { normalizer } from '../../actors/episode/index.js';
 import {
   buildTimeline,
   compareLogs,
   isReplayDivergence,
-  normalizer,
   readEventsFile,
   replayExecute,
   ReplayDivergenceError,

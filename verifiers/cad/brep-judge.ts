@@ -4,6 +4,7 @@
  * `step.geometry` and `fcstd.document`.
  */
 import { z } from 'zod';
+import { closeness, relativeError } from '../score.js';
 import type { Verdict } from '../types.js';
 import { holesOf, matchHoles, type ExpectedHole } from './holes.js';
 import { fmt, pct, round, tolerance, vec, withinTolerance } from './numbers.js';
@@ -38,7 +39,21 @@ const SURFACES = [
 export const BrepPropertyParams = z.discriminatedUnion('property', [
   /** BRepCheck finds no fault, and (by default) the file holds at least one solid. */
   z.object({ property: z.literal('valid'), require_solid: z.boolean().default(true) }),
-  z.object({ property: z.literal('volume'), expected: z.number(), ...scalar }).refine(needTol, 'give rel_tol or abs_tol'),
+  z
+    .object({
+      property: z.literal('volume'),
+      expected: z.number(),
+      ...scalar,
+      /**
+       * Score by closeness instead of a tolerance (for `quality` criteria): 1 at a relative error
+       * ≤ `full`, falling linearly to 0 at ≥ `zero`; passes while the score is above 0.
+       */
+      closeness: z
+        .object({ full: z.number().nonnegative(), zero: z.number().positive() })
+        .refine((c) => c.zero > c.full, 'zero must be greater than full')
+        .optional(),
+    })
+    .refine((p) => needTol(p) || p.closeness !== undefined, 'give rel_tol, abs_tol or closeness'),
   z.object({ property: z.literal('area'), expected: z.number(), ...scalar }).refine(needTol, 'give rel_tol or abs_tol'),
   z.object({ property: z.literal('center_of_mass'), expected: vec3, abs_tol: z.number().nonnegative().default(0.01) }),
   z.object({
@@ -111,6 +126,18 @@ export function judgeBrep(what: string, p: BrepPropertyParams, f: BrepFacts): Ve
     case 'volume':
     case 'area': {
       const m = p.property === 'volume' ? f.volume : f.area;
+      if (p.property === 'volume' && p.closeness !== undefined) {
+        const err = relativeError(m, p.expected);
+        const score = closeness(err, p.closeness);
+        return {
+          passed: score > 0,
+          score,
+          measured: round(m),
+          expected: p.expected,
+          tolerance: { rel_full: p.closeness.full, rel_zero: p.closeness.zero },
+          reason: `volume ${fmt(m)} vs target ${fmt(p.expected)}: ${pct(err)} off → score ${Number(score.toFixed(3))} (1 at ≤ ${pct(p.closeness.full)}, 0 at ≥ ${pct(p.closeness.zero)})`,
+        };
+      }
       const t = withinTolerance(m, p.expected, p.rel_tol, p.abs_tol);
       const inverted = p.property === 'volume' && m < 0 ? ' (negative: the solid is inside out)' : '';
       return verdict(t.ok, {

@@ -55,6 +55,8 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
   let motion = -1;
   let cycle = 0;
   let retractMode = 98;
+  let cycleR: number | undefined;
+  let cycleZ: number | undefined;
   let f = 0;
   let type = '';
   let inLayers = false;
@@ -67,7 +69,11 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
     const semi = raw.indexOf(';');
     const comment = semi >= 0 ? raw.slice(semi + 1).trim() : '';
     if (comment !== '') readComment(comment, out.header, (t) => (type = t), () => (inLayers = true));
-    const code = (semi >= 0 ? raw.slice(0, semi) : raw).replace(/\([^)]*\)/g, '').toUpperCase().trim();
+    // RS-274 comments are (…); an unclosed "(" runs to the end of the line
+    const code = (semi >= 0 ? raw.slice(0, semi) : raw)
+      .replace(/\([^)]*(\)|$)/g, '')
+      .toUpperCase()
+      .trim();
     if (code === '' || code.startsWith('%')) continue;
     codes++;
     const words: Record<string, number[]> = {};
@@ -85,7 +91,7 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
       else if (c === 20) scale = 25.4;
       else if (c === 21) scale = 1;
       else if (c === 98 || c === 99) retractMode = c;
-      else if (c === 80) cycle = 0;
+      else if (c === 80) [cycle, cycleR, cycleZ] = [0, undefined, undefined];
       else if ([73, 81, 82, 83, 85].includes(c)) [cycle, motion] = [c, -1];
       else if (c >= 0 && c <= 3 && Number.isInteger(c)) [motion, cycle] = [c, 0];
     }
@@ -118,8 +124,11 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
       e = absE ? val('E')! : e + de;
     }
     if (cycle !== 0 && moved) {
-      const r = has('R') ? val('R')! * scale : pos[2];
-      const bottom = has('Z') ? target[2] : pos[2];
+      // Z (bottom) and R (retract plane) stay in force for the following holes of the cycle
+      if (has('R')) cycleR = val('R')! * scale;
+      if (has('Z')) cycleZ = absXYZ ? val('Z')! * scale : pos[2] + val('Z')! * scale;
+      const r = cycleR ?? pos[2];
+      const bottom = cycleZ ?? pos[2];
       const clear = retractMode === 98 ? Math.max(pos[2], r) : r;
       const top: [number, number, number] = [target[0], target[1], clear];
       out.moves.push(mv('rapid', [...pos], [target[0], target[1], Math.max(pos[2], clear)], 0, f, type, inLayers, n));

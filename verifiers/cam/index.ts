@@ -1,4 +1,8 @@
-/** The cam verifiers registered by default. */
+/** The CAM verifiers registered by default, and their public names. */
 import type { Verifier } from '../types.js';
+import { gcodeCheck } from './gcode.js';
 
-export const camVerifiers: readonly Verifier[] = [];
+export { gcodeCheck, GcodeCheckParams } from './gcode.js';
+export { parseGcode, type GcodeProgram, type Move } from './gcode-parse.js';
+
+export const camVerifiers: readonly Verifier[] = [gcodeCheck];

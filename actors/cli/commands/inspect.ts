@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { EpisodeEvent } from '../../../streams/events.js';
 import type { EpisodeResult } from '../../episode/index.js';
 import type { RunSummary } from '../../run/index.js';
+import { runResults } from '../../worker/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { openStreams, type StreamsEnv } from '../streams-env.js';
 import { fmtMs, resultsReport, table } from '../table.js';
@@ -28,6 +29,10 @@ export function summarizeEvent(e: EpisodeEvent): string {
       return `score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'not passed'}: ${e.verdicts.map((v) => `${v.criterion}=${v.passed ? 'ok' : 'FAIL'}`).join(' ')}`;
     case 'infra.failed':
       return `${e.error.code} during ${e.during}: ${one(e.error.message)}`;
+    case 'action.started':
+      return `round ${e.round}.${e.index}: ${e.action.type === 'shell' ? one(e.action.command, 70) : e.action.type}`;
+    case 'episode.resumed':
+      return `by ${e.worker} in ${e.state}: ${e.replayed} action(s) re-run to restore, ${e.divergences.length} divergence(s)${e.interrupted ? `, interrupted ${e.interrupted.round}.${e.interrupted.index} re-run` : ''}`;
     case 'episode.ended':
       return `${e.status}, score ${e.score ?? '—'}, ${e.rounds} rounds`;
   }
@@ -95,9 +100,23 @@ export function inspectCommands(program: Command): void {
         const rec = await s.runs.get(runId);
         if (!rec) throw new CliExit(EXIT.BAD_INPUT, `no run "${runId}" (list them with: engiloop runs)`);
         if (!rec.finished) {
-          console.log(
-            `run ${runId} has not finished: ${rec.started.episodes.length} episode(s) planned, started ${new Date(rec.started.startedAt).toISOString()}`,
-          );
+          // Not finished yet (or finished by workers not yet recorded): results are a fold of the logs.
+          const live = await runResults(s.log, rec.started.episodes);
+          if (o.json)
+            console.log(
+              JSON.stringify(
+                { runId, complete: live.complete, results: live.results, summary: live.summary },
+                null,
+                2,
+              ),
+            );
+          else {
+            console.log(resultsReport(live.results, live.summary));
+            if (!live.complete)
+              console.log(
+                `\n${rec.started.episodes.length - live.results.length} of ${rec.started.episodes.length} episode(s) still running (engiloop status ${runId})`,
+              );
+          }
           return;
         }
         const r = rec.finished.results as { results: EpisodeResult[]; summary: RunSummary };

@@ -1,0 +1,201 @@
+/**
+ * Scale-out: `engiloop submit` queues one job per episode on JetStream and prints the run id;
+ * `engiloop worker` (any number, on any machines pointed at the same NATS) runs them;
+ * `engiloop status <run>` shows progress; `engiloop nats status|stop` manages the local server.
+ */
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { JobQueue, localNatsStatus, stopLocalNats } from '../../../streams/index.js';
+import { loadSuite } from '../../../tasks/index.js';
+import { createAgent, validateAgentSpec } from '../../agents/index.js';
+import { verifyTask } from '../../episode/index.js';
+import { engiloopHome } from '../../paths.js';
+import { newRunId, planEpisodes } from '../../run/index.js';
+import { DockerSandboxProvider, createRunTool } from '../../sandbox/index.js';
+import { packTask, runProgress, runWorker } from '../../worker/index.js';
+import { CliExit, EXIT } from '../exit.js';
+import { ProgressView } from '../progress.js';
+import { localNatsDir, openStreams, type StreamsEnv } from '../streams-env.js';
+import { fmtMs, table } from '../table.js';
+import { checkCriterion } from './tasks.js';
+
+async function streamsOrExit(): Promise<StreamsEnv> {
+  return openStreams().catch((e: Error) => {
+    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
+  });
+}
+
+const int = (name: string, v: string, min = 1): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliExit(EXIT.BAD_INPUT, `--${name} must be a whole number ≥ ${min} (got "${v}")`);
+  return n;
+};
+
+export function distributedCommands(program: Command): void {
+  program
+    .command('submit')
+    .description('queue one job per episode on JetStream and print the run id (workers run them)')
+    .argument('<path>', 'task folder or suite folder')
+    .option('-a, --agent <spec>', 'agent: "scripted" or "scripted:<name>"', 'scripted')
+    .option('-r, --repeat <k>', 'episodes per task', '1')
+    .action(async (path: string, f: { agent: string; repeat: string }) => {
+      const repeat = int('repeat', f.repeat);
+      try {
+        validateAgentSpec(f.agent);
+      } catch (e) {
+        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
+      }
+      const { tasks, errors } = await loadSuite(path, { checkCriterion });
+      for (const e of errors) console.error(`skipping invalid task: ${e.message}`);
+      if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${path}`);
+      try {
+        for (const lt of tasks) createAgent(f.agent, lt);
+      } catch (e) {
+        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
+      }
+      const s = await streamsOrExit();
+      try {
+        const queue = await JobQueue.open(s.nc);
+        const runId = newRunId();
+        const blobs = new Map<string, string>();
+        for (const lt of tasks) blobs.set(lt.task.id, await s.blobs.put(await packTask(lt.dir)));
+        const plan = planEpisodes(runId, tasks, repeat);
+        await s.runs.start(runId, {
+          suite: path,
+          agent: f.agent,
+          episodes: plan.map((p) => p.episodeId),
+          startedAt: Date.now(),
+        });
+        for (const p of plan)
+          await queue.submit({
+            v: 1,
+            runId,
+            episodeId: p.episodeId,
+            taskId: p.lt.task.id,
+            agent: f.agent,
+            taskBlob: blobs.get(p.lt.task.id)!,
+          });
+        console.error(
+          `queued ${plan.length} episode(s) on ${s.where}; follow with: engiloop status ${runId} --watch`,
+        );
+        console.log(runId);
+        process.exitCode = errors.length ? EXIT.BAD_INPUT : EXIT.OK;
+      } finally {
+        await s.close();
+      }
+    });
+
+  program
+    .command('worker')
+    .description('pull episode jobs from JetStream and run them; resumes episodes whose worker died')
+    .option('-c, --concurrency <n>', 'episodes at once', '1')
+    .option('--ack-wait <sec>', 'seconds without a heartbeat before a job goes to another worker', '30')
+    .option('--idle-exit <sec>', 'exit after this long without a job (default: run until Ctrl-C)')
+    .addHelpText(
+      'after',
+      '\nCtrl-C: stop taking jobs and finish the running episodes; twice: quit now (they resume elsewhere).',
+    )
+    .action(async (f: { concurrency: string; ackWait: string; idleExit?: string }) => {
+      const concurrency = int('concurrency', f.concurrency);
+      const ackWaitMs = int('ack-wait', f.ackWait) * 1000;
+      const s = await streamsOrExit();
+      const ac = new AbortController();
+      let interrupts = 0;
+      const onSignal = () => {
+        if (++interrupts > 1) process.exit(130);
+        console.error('\nstopping: no new jobs; finishing the running episodes (Ctrl-C again to quit now)');
+        ac.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const provider = new DockerSandboxProvider();
+        await provider.removeOrphans().catch(() => 0);
+        const queue = await JobQueue.open(s.nc, { ackWaitMs });
+        console.error(`worker ${hostname()}:${process.pid} on ${s.where}, concurrency ${concurrency}`);
+        const view = new ProgressView();
+        const done = await runWorker(
+          {
+            queue,
+            log: s.log,
+            blobs: s.blobs,
+            runs: s.runs,
+            home: engiloopHome(),
+            deps: {
+              blobs: s.blobs,
+              sandboxes: provider,
+              runTool: createRunTool(provider),
+              verify: verifyTask,
+            },
+          },
+          {
+            concurrency,
+            heartbeatMs: Math.max(500, Math.floor(ackWaitMs / 3)),
+            signal: ac.signal,
+            ...(f.idleExit ? { idleExitMs: int('idle-exit', f.idleExit, 0) * 1000 } : {}),
+            onProgress: (p) => view.update(p),
+            onEpisode: (r, delivery) =>
+              console.error(
+                `${r.episodeId}: ${r.status}, score ${r.score ?? '—'}, ${r.rounds} rounds${delivery > 1 ? ` (delivery ${delivery})` : ''}`,
+              ),
+            log: (l) => console.error(l),
+          },
+        );
+        view.close();
+        console.error(`worker done: ${done} job(s)`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        await s.close();
+      }
+    });
+
+  program
+    .command('status')
+    .description("show a run's progress: each episode's state, and the queue")
+    .argument('<run>', 'run id')
+    .option('-w, --watch', 'refresh every second until every episode has ended')
+    .action(async (runId: string, f: { watch?: boolean }) => {
+      const s = await streamsOrExit();
+      try {
+        const rec = await s.runs.get(runId);
+        if (!rec) throw new CliExit(EXIT.BAD_INPUT, `no run "${runId}" (list them with: engiloop runs)`);
+        const queue = await JobQueue.open(s.nc);
+        for (;;) {
+          const rows = await runProgress(s.log, rec.started.episodes);
+          const q = await queue.pending();
+          const ended = rows.filter((r) => r.ended).length;
+          const out = `${table(
+            ['episode', 'state', 'round'],
+            rows.map((r) => [r.episodeId, r.state, r.round === null ? '' : String(r.round)]),
+          )}\n\n${ended}/${rows.length} ended; queue: ${q.waiting} waiting, ${q.inProgress} held by workers; ${fmtMs(Date.now() - rec.started.startedAt)} since submit`;
+          if (f.watch && process.stdout.isTTY) process.stdout.write('\x1b[2J\x1b[H');
+          console.log(out);
+          if (!f.watch || ended === rows.length) break;
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      } finally {
+        await s.close();
+      }
+    });
+
+  const nats = program
+    .command('nats')
+    .description('the local nats-server shared by engiloop commands on this machine');
+  nats
+    .command('status')
+    .description('is the local server running, and where')
+    .action(async () => {
+      const st = await localNatsStatus(localNatsDir());
+      console.log(
+        st
+          ? `running: pid ${st.pid}, ${st.url}, store ${localNatsDir()}`
+          : `not running (store ${localNatsDir()})`,
+      );
+    });
+  nats
+    .command('stop')
+    .description('stop the local server (the next engiloop command starts it again)')
+    .action(async () => console.log((await stopLocalNats(localNatsDir())) ? 'stopped' : 'was not running'));
+}

@@ -1,0 +1,62 @@
+/**
+ * Resume: rebuild the sandboxes of an episode whose worker died, by provisioning fresh ones and
+ * re-running every recorded action in order, comparing each result with the recorded one.
+ *
+ * Rule for an interrupted action (an `action.started` with no `action.executed`): it is re-run, once,
+ * by the resuming worker, and its result is recorded then; nothing of the interrupted attempt was
+ * recorded, so no action result is ever recorded twice.
+ */
+import { hostname } from 'node:os';
+import type { EpisodeSnapshot } from '../../machines/index.js';
+import { stateName, type Effect } from '../../machines/index.js';
+import type { ActionExecuted, EpisodeEvent, EventDraft } from '../../streams/events.js';
+import { firstDiff, normalizer } from './normalize.js';
+import * as fx from './effects.js';
+import { formatResult } from './observe.js';
+
+/** The effect a machine resting in `state` is waiting for. */
+export function pendingEffect(state: string): Effect {
+  const map: Record<string, Effect> = {
+    provisioning: 'provision',
+    observing: 'observe',
+    deciding: 'decide',
+    acting: 'execute',
+    verifying: 'verify',
+  };
+  return map[state] ?? 'finish';
+}
+
+/** The action that started but has no recorded result, if any. */
+export function interruptedAction(events: readonly EpisodeEvent[]): { round: number; index: number } | null {
+  const done = new Set(
+    events.filter((e) => e.type === 'action.executed').map((e) => `${e.round}.${e.index}`),
+  );
+  const started = events.filter((e) => e.type === 'action.started' && !done.has(`${e.round}.${e.index}`));
+  const last = started.at(-1);
+  return last?.type === 'action.started' ? { round: last.round, index: last.index } : null;
+}
+
+/** Rebuilds the sandboxes and returns the `episode.resumed` event to record. */
+export async function restore(
+  s: fx.EffectScope,
+  prior: readonly EpisodeEvent[],
+  snap: EpisodeSnapshot,
+): Promise<EventDraft> {
+  const state = stateName(snap);
+  const worker = `${hostname()}:${process.pid}`;
+  const base = { type: 'episode.resumed' as const, worker, state, interrupted: interruptedAction(prior) };
+  // Before provisioning or after the end, there is no sandbox state to restore.
+  if (state === 'provisioning' || snap.status === 'done')
+    return { ...base, sandboxes: {}, replayed: 0, divergences: [] };
+  const provisioned = await fx.provision(s);
+  const sandboxes = provisioned.type === 'sandbox.provisioned' ? provisioned.sandboxes : {};
+  const norm = normalizer(s.lt.task.volatile);
+  const divergences: { round: number; index: number; diff: string }[] = [];
+  const recorded = prior.filter((e): e is ActionExecuted => e.type === 'action.executed');
+  for (const e of recorded) {
+    const r = await fx.execute(s, e.action, e.round, s.span);
+    const [a, b] = [norm(formatResult(e.action, e.result)), norm(formatResult(e.action, r))];
+    if (a !== b) divergences.push({ round: e.round, index: e.index, diff: firstDiff(a, b) });
+  }
+  return { ...base, sandboxes, replayed: recorded.length, divergences };
+}

@@ -1,0 +1,139 @@
+/**
+ * `yosys.equivalence`: Verilog adders proved against the eda-yosys-adder task's hidden reference and
+ * synthesised by the real yosys 0.23 in a tool container.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asyncDispose } from '../../actors/sandbox/index.js';
+import { readYosysOutput, YosysEquivalenceParams } from '../../verifiers/eda/index.js';
+import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
+import { tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
+
+const TASK_DIR = path.resolve('tasks/starter/eda-yosys-adder');
+const FIX = path.resolve('test/fixtures/eda');
+const FULL_ADDERS = `module full_adder(input a, input b, input ci, output s, output co);
+  assign s = a ^ b ^ ci;
+  assign co = (a & b) | (ci & (a ^ b));
+endmodule
+module adder8(input [7:0] a, input [7:0] b, input cin, output [7:0] sum, output cout);
+  wire [8:0] c;
+  assign c[0] = cin;
+  genvar i;
+  generate for (i = 0; i < 8; i = i + 1) begin : stage
+    full_adder fa(.a(a[i]), .b(b[i]), .ci(c[i]), .s(sum[i]), .co(c[i+1]));
+  end endgenerate
+  assign cout = c[8];
+endmodule
+`;
+
+const kit = toolKit('verifiers-eda-yosys');
+let dir: { path: string } & AsyncDisposable;
+
+beforeAll(async () => {
+  dir = await tempDir('yosys');
+  const rca = await readFile(path.join(FIX, 'adder8_rca.v'), 'utf8');
+  await writeFiles(dir.path, {
+    'rca.v': rca,
+    'fa.v': FULL_ADDERS,
+    'csel.v': await readFile(path.join(FIX, 'adder8_csel.v'), 'utf8'),
+    'behavioural.v': await readFile(path.join(TASK_DIR, 'hidden/adder8_ref.v'), 'utf8'),
+    'no-cin.v': rca.replace('assign c[0] = cin;', "assign c[0] = 1'b0;"),
+    'msb-flip.v': rca.replace('assign cout = c[8];', 'assign cout = ~c[8];'),
+    'syntax.v': rca.replace('assign c[0] = cin;', 'assign c[0] = ;'),
+    'ports.v':
+      'module adder8(input [7:0] a, input [7:0] b, output [7:0] sum);\n  assign sum = a + b;\nendmodule\n',
+    'other-top.v': rca.replace('module adder8', 'module add8'),
+    'board.v': '(kicad_pcb (version 20211014))\n',
+  });
+});
+afterAll(async () => {
+  await dir[asyncDispose]();
+  await kit[asyncDispose]();
+});
+
+function run(deliverable: string, params: Record<string, unknown>): Promise<Verdict> {
+  return verifyCriterion(
+    { artifactsDir: dir.path, taskDir: TASK_DIR, runTool: kit.runTool },
+    {
+      id: 'x',
+      verifier: 'yosys.equivalence',
+      deliverable,
+      role: 'check',
+      params: { top: 'adder8', ...params },
+    },
+  );
+}
+const EQUIV = { reference: 'hidden/adder8_ref.v' };
+const BUDGET = { max_cells: 48 };
+
+describe('yosys.equivalence', () => {
+  it('proves the ripple-carry reference equivalent and within budget (40 cells)', async () => {
+    const v = await run('rca.v', { ...EQUIV, ...BUDGET });
+    expect(v, v.reason).toMatchObject({
+      passed: true,
+      score: 1,
+      measured: { equivalent: true, unproven: 0, cells: 40 },
+    });
+    expect(v.reason).toMatch(
+      /equivalent to the reference .*; 40 cells after synth -flatten, budget 48 → within/,
+    );
+  });
+  it('passes a hierarchical alternative (full-adder instances, flattened for the count)', async () => {
+    const v = await run('fa.v', { ...EQUIV, ...BUDGET });
+    expect(v, v.reason).toMatchObject({ passed: true, measured: { cells: 40 } });
+  });
+  it('fails functional mutants with the number of unproven cells', async () => {
+    for (const f of ['no-cin.v', 'msb-flip.v']) {
+      const v = await run(f, EQUIV);
+      expect(v, f).toMatchObject({ passed: false, score: 0, measured: { equivalent: false } });
+      expect(v.reason).toMatch(/NOT equivalent: \d+ unproven \$equiv cell/);
+    }
+  });
+  it('fails equivalent designs over the cell budget with the count', async () => {
+    const sel = await run('csel.v', { ...EQUIV, ...BUDGET });
+    expect(sel).toMatchObject({ passed: false, measured: { equivalent: true, cells: 59 } });
+    expect(sel.reason).toMatch(/59 cells after synth -flatten, budget 48 → over/);
+    expect((await run('behavioural.v', BUDGET)).measured).toEqual({ cells: 52 });
+  });
+  it('fails designs yosys cannot read, with the yosys error', async () => {
+    const syn = await run('syntax.v', EQUIV);
+    expect(syn).toMatchObject({ passed: false, score: 0 });
+    expect(syn.reason).toMatch(/yosys cannot read syntax.v with top adder8: .*syntax error/i);
+    expect((await run('other-top.v', EQUIV)).reason).toMatch(
+      /cannot read other-top.v with top adder8: .*adder8/,
+    );
+    expect((await run('board.v', BUDGET)).reason).toMatch(/yosys cannot read board.v/);
+  });
+  it('fails a design whose ports do not match the reference', async () => {
+    const v = await run('ports.v', EQUIV);
+    expect(v).toMatchObject({ passed: false, score: 0 });
+    expect(v.reason).toMatch(/NOT equivalent/);
+  });
+  it('fails missing designs and references, and needs reference or max_cells', async () => {
+    expect((await run('none.v', EQUIV)).reason).toBe('deliverable none.v is missing');
+    expect((await run('rca.v', { reference: 'hidden/nope.v' })).reason).toMatch(
+      /task error: reference hidden\/nope.v/,
+    );
+    expect(YosysEquivalenceParams.safeParse({ top: 'adder8' }).success).toBe(false);
+  });
+});
+
+describe('readYosysOutput', () => {
+  it('reads the markers', () => {
+    expect(
+      readYosysOutput('@@ENGILOOP-EQUIV-EXIT@@ 0\n@@ENGILOOP-SYNTH-EXIT@@ 0\n   Number of cells:   40\n'),
+    ).toEqual({
+      equivalent: true,
+      cells: 40,
+    });
+    expect(
+      readYosysOutput(
+        "@@ENGILOOP-EQUIV-EXIT@@ 1\nERROR: Found 9 unproven $equiv cells in 'equiv_status -assert'.\n",
+      ),
+    ).toEqual({ equivalent: false, unproven: 9 });
+    expect(readYosysOutput('@@ENGILOOP-READ-FAILED@@\nERROR: syntax error\n').readError).toBe(
+      'ERROR: syntax error',
+    );
+  });
+});
