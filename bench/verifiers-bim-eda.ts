@@ -14,7 +14,12 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createRunTool, DockerSandboxProvider } from '../actors/sandbox/index.js';
 import { KICAD_IMAGE } from '../verifiers/eda/index.js';
-import { verifyCriterion, type CriterionToVerify, type RunTool, type ToolRequest } from '../verifiers/index.js';
+import {
+  verifyCriterion,
+  type CriterionToVerify,
+  type RunTool,
+  type ToolRequest,
+} from '../verifiers/index.js';
 
 /** One verifier's timings, in ms. */
 export interface BimEdaBenchRow {
@@ -40,7 +45,9 @@ async function median(repeat: number, f: () => Promise<unknown>): Promise<number
 }
 
 /** Times every BIM/EDA verifier against an app reopening its reference artifact. */
-export async function benchBimEdaVerifiers(opts: { repeat?: number; runTool?: RunTool } = {}): Promise<BimEdaBenchRow[]> {
+export async function benchBimEdaVerifiers(
+  opts: { repeat?: number; runTool?: RunTool } = {},
+): Promise<BimEdaBenchRow[]> {
   const repeat = opts.repeat ?? 5;
   const runTool = opts.runTool ?? createRunTool(new DockerSandboxProvider());
   const verify = (dir: string, c: CriterionToVerify) => async () => {
@@ -60,7 +67,11 @@ export async function benchBimEdaVerifiers(opts: { repeat?: number; runTool?: Ru
     files: [board],
   });
   const nets = { VIN: ['J1.1', 'R1.1'], MID: ['J1.2', 'R1.2', 'R2.1'], GND: ['J1.3', 'R2.2'] };
-  const crit = (verifier: string, deliverable: string, params: Record<string, unknown>): CriterionToVerify => ({
+  const crit = (
+    verifier: string,
+    deliverable: string,
+    params: Record<string, unknown>,
+  ): CriterionToVerify => ({
     id: 'bench',
     verifier,
     deliverable,
@@ -77,8 +88,17 @@ export async function benchBimEdaVerifiers(opts: { repeat?: number; runTool?: Ru
           bim,
           crit('ifc.model', 'office-door.ifc', {
             elements: [
-              { select: { type: 'IfcDoor', name: 'D-01' }, storey: 'Level 0', fills_opening_in: 'L0-W-South', bbox_size: [0.9, 2.1, 0.05] },
-              { select: { type: 'IfcWall', storey: 'Level 1' }, count: { equals: 4 }, properties: { 'Pset_WallCommon.FireRating': 'EI30' } },
+              {
+                select: { type: 'IfcDoor', name: 'D-01' },
+                storey: 'Level 0',
+                fills_opening_in: 'L0-W-South',
+                bbox_size: [0.9, 2.1, 0.05],
+              },
+              {
+                select: { type: 'IfcWall', storey: 'Level 1' },
+                count: { equals: 4 },
+                properties: { 'Pset_WallCommon.FireRating': 'EI30' },
+              },
             ],
             untouched: { reference: 'office.ifc', except: ['L0-W-South'] },
           }),
@@ -96,7 +116,16 @@ export async function benchBimEdaVerifiers(opts: { repeat?: number; runTool?: Ru
     {
       verifier: 'kicad.board (netlist + facts)',
       app: 'pcbnew.LoadBoard (engiloop/kicad)',
-      inProcessMs: await median(repeat, verify(eda, crit('kicad.board', 'board.kicad_pcb', { netlist: { nets }, board: { width_mm: 30, height_mm: 20, copper_layers: 2, footprints: 3 } }))),
+      inProcessMs: await median(
+        repeat,
+        verify(
+          eda,
+          crit('kicad.board', 'board.kicad_pcb', {
+            netlist: { nets },
+            board: { width_mm: 30, height_mm: 20, copper_layers: 2, footprints: 3 },
+          }),
+        ),
+      ),
       appReopenMs: await median(repeat, loadBoard),
     },
     {
@@ -110,11 +139,22 @@ export async function benchBimEdaVerifiers(opts: { repeat?: number; runTool?: Ru
       app: 'yosys read_verilog + hierarchy (engiloop/cli)',
       inProcessMs: await median(
         repeat,
-        verify(eda, crit('yosys.equivalence', 'adder8_rca.v', { top: 'adder8', reference: 'adder8_rca.v', max_cells: 48 })),
+        verify(
+          eda,
+          crit('yosys.equivalence', 'adder8_rca.v', {
+            top: 'adder8',
+            reference: 'adder8_rca.v',
+            max_cells: 48,
+          }),
+        ),
       ),
       appReopenMs: await median(
         repeat,
-        reopen({ image: CLI, command: "yosys -q -p 'read_verilog -sv adder8_rca.v; hierarchy -check -top adder8'", files: [{ hostPath: path.join(eda, 'adder8_rca.v'), dest: 'adder8_rca.v' }] }),
+        reopen({
+          image: CLI,
+          command: "yosys -q -p 'read_verilog -sv adder8_rca.v; hierarchy -check -top adder8'",
+          files: [{ hostPath: path.join(eda, 'adder8_rca.v'), dest: 'adder8_rca.v' }],
+        }),
       ),
     },
   ];
@@ -125,5 +165,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const w = Math.max(...rows.map((r) => r.verifier.length));
   console.log(`${'verifier'.padEnd(w)}  ${'verify ms'.padStart(10)}  ${'app ms'.padStart(8)}  app`);
   for (const r of rows)
-    console.log(`${r.verifier.padEnd(w)}  ${r.inProcessMs.toFixed(1).padStart(10)}  ${r.appReopenMs.toFixed(1).padStart(8)}  ${r.app}`);
+    console.log(
+      `${r.verifier.padEnd(w)}  ${r.inProcessMs.toFixed(1).padStart(10)}  ${r.appReopenMs.toFixed(1).padStart(8)}  ${r.app}`,
+    );
 }

@@ -64,7 +64,10 @@ export async function ensureLocalNats(dir: string): Promise<{ url: string; start
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new NatsServerError('NATS_SERVER_EXITED', `the local nats-server did not start; see ${join(dir, 'server.log')}`);
+  throw new NatsServerError(
+    'NATS_SERVER_EXITED',
+    `the local nats-server did not start; see ${join(dir, 'server.log')}`,
+  );
 }
 
 /** Stops the local server (SIGTERM, waiting up to 10 s); false when none was running. */

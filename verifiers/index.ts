@@ -29,9 +29,21 @@ export {
   type VerifierErrorCode,
 } from './errors.js';
 export { fileFormat, FileFormatParams } from './file.js';
-export { stlGeometry, StlGeometryParams } from './cad/stl.js';
-export { spiceMeasure, SpiceMeasureParams } from './eda/ngspice.js';
-export { verilogTestbench, VerilogTestbenchParams } from './eda/verilog.js';
+export { BUILTIN_VERIFIERS } from './builtins.js';
+export {
+  cadVerifiers,
+  stlGeometry,
+  stepGeometry,
+  fcstdDocument,
+  shapeSimilarity,
+  stopOcct,
+} from './cad/index.js';
+export { caeVerifiers, meshCheck, calculixResult } from './cae/index.js';
+export { camVerifiers, gcodeCheck } from './cam/index.js';
+export { bimVerifiers, ifcModel } from './bim/index.js';
+export { edaVerifiers, spiceMeasure, verilogTestbench, yosysEquivalence, kicadBoard } from './eda/index.js';
+export { vizVerifiers, gltfSceneVerifier, blendSceneVerifier, renderCompareVerifier } from './viz/index.js';
+export { draftingVerifiers, dxfDrawing, draftingScoreVerifier, draftingScore } from './drafting/index.js';
 export type {
   CriterionInput,
   RunTool,

@@ -55,8 +55,11 @@ export function planChecks(tasks: readonly LoadedTask[]): SuiteCheck[] {
   ]);
 }
 
-/** Judges one played check. Pure. */
-export function judge(check: SuiteCheck, r: EpisodeResult): Omit<SuiteCheckResult, 'result'> {
+/**
+ * Judges one played check. Pure. With `strict`, a defect must fail exactly the criteria it names
+ * (failing others too is a surprise: the variant does not isolate the fault it claims to).
+ */
+export function judge(check: SuiteCheck, r: EpisodeResult, strict = false): Omit<SuiteCheckResult, 'result'> {
   const failed = r.verdicts.filter((v) => !v.passed).map((v) => v.criterion);
   const base = { taskId: check.lt.task.id, variant: check.variant, expect: check.expect, failed };
   const no = (surprise: string) => ({ ...base, ok: false, surprise });
@@ -69,6 +72,8 @@ export function judge(check: SuiteCheck, r: EpisodeResult): Omit<SuiteCheckResul
   if (r.score !== 0) return no(`should score 0 but scored ${r.score}`);
   const missing = check.mustFail.filter((c) => !failed.includes(c));
   if (missing.length) return no(`should fail ${missing.join(', ')}, which passed`);
+  const extra = failed.filter((c) => !check.mustFail.includes(c));
+  if (strict && extra.length) return no(`also failed ${extra.join(', ')}, which it does not name`);
   return { ...base, ok: true, surprise: '' };
 }
 
@@ -76,6 +81,8 @@ export interface VerifySuiteOptions {
   runId: string;
   runDir: string;
   concurrency: number;
+  /** Defects must fail exactly the criteria they name. */
+  strict?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: EpisodeProgress) => void;
 }
@@ -96,6 +103,6 @@ export async function verifySuite(
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     });
-    return { ...judge(check, result), result };
+    return { ...judge(check, result, o.strict ?? false), result };
   });
 }

@@ -60,7 +60,14 @@ describe('episode machine', () => {
       ev({ type: 'action.executed', round: 1, index: 0, action: sh, result: ok }),
       ev({ type: 'action.executed', round: 1, index: 1, action: sh, result: ok }),
       ev({ type: 'observation.recorded', round: 2, text: 'results' }),
-      ev({ type: 'agent.decided', round: 2, raw: {}, decision: { kind: 'done' }, latencyMs: 1, stateDigest: null }),
+      ev({
+        type: 'agent.decided',
+        round: 2,
+        raw: {},
+        decision: { kind: 'done' },
+        latencyMs: 1,
+        stateDigest: null,
+      }),
       verified(1),
     ]);
     expect(effects).toEqual([
@@ -178,7 +185,14 @@ describe('episode machine', () => {
       start(task()),
       ev({ type: 'sandbox.provisioned', sandboxes: {} }),
       ev({ type: 'observation.recorded', round: 1, text: 'o' }),
-      ev({ type: 'agent.decided', round: 1, raw: {}, decision: { kind: 'done' }, latencyMs: 1, stateDigest: null }),
+      ev({
+        type: 'agent.decided',
+        round: 1,
+        raw: {},
+        decision: { kind: 'done' },
+        latencyMs: 1,
+        stateDigest: null,
+      }),
       verified(0),
     ];
     const live = drive(events).snap;

@@ -29,6 +29,7 @@ describe('verify-suite', () => {
       runId: newRunId(),
       runDir: kit.dir,
       concurrency: 2,
+      strict: true,
     });
     const surprises = results.filter((r) => !r.ok).map((r) => `${r.taskId} ${r.variant}: ${r.surprise}`);
     expect(surprises).toEqual([]);
@@ -75,6 +76,9 @@ describe('verify-suite', () => {
     expect(judge(defect, failA).ok).toBe(true);
     expect(judge(defect, pass).surprise).toMatch(/should score 0/);
     expect(judge({ ...defect, mustFail: ['b'] }, failA).surprise).toMatch(/should fail b, which passed/);
+    const failAB = { ...failA, verdicts: [verdict('a', false), verdict('b', false)] };
+    expect(judge(defect, failAB).ok).toBe(true);
+    expect(judge(defect, failAB, true).surprise).toMatch(/also failed b/);
     expect(judge(ref, failA).surprise).toMatch(/should pass but a failed/);
     expect(
       judge(ref, { ...pass, status: 'infra_error', score: null, error: { code: 'X', message: 'y' } }).ok,

@@ -36,10 +36,21 @@ beforeAll(async () => {
       ].join(' && '),
       files: ['beam.geo', 'deck.py'].map((f) => ({ hostPath: path.join(src.path, f), dest: f })),
       timeoutMs: 120_000,
-      collect: ['ref.inp', 'ref.frd', 'ref.dat', 'ref.sta', 'alu.inp', 'modal.inp', 'modal.dat', 'modal.frd', 'nomat.inp'],
+      collect: [
+        'ref.inp',
+        'ref.frd',
+        'ref.dat',
+        'ref.sta',
+        'alu.inp',
+        'modal.inp',
+        'modal.dat',
+        'modal.frd',
+        'nomat.inp',
+      ],
     });
     const f = r.files;
-    if (f['ref.frd'] === undefined || f['modal.dat'] === undefined) throw new Error(`ccx failed: ${r.stdout}${r.stderr}`);
+    if (f['ref.frd'] === undefined || f['modal.dat'] === undefined)
+      throw new Error(`ccx failed: ${r.stdout}${r.stderr}`);
     const frd = f['ref.frd'].toString('latin1');
     await writeFiles(dir.path, {
       ...f,
@@ -49,8 +60,12 @@ beforeAll(async () => {
       'noend.frd': frd.replace(/\s*9999\s*$/, '\n'),
       'wrong.frd': f['ref.dat']!,
       'binary.frd': Buffer.from([0x00, 0x01, 0x02, 0xff]),
-      'header-only.sta': 'SUMMARY OF JOB INFORMATION\n  STEP      INC     ATT  ITRS     TOT TIME     STEP TIME      INC TIME\n',
-      'half.sta': f['ref.sta']!.toString().replace(/0\.100000E\+01  0\.100000E\+01  0\.100000E\+01/, '0.500000E+00  0.500000E+00  0.500000E+00'),
+      'header-only.sta':
+        'SUMMARY OF JOB INFORMATION\n  STEP      INC     ATT  ITRS     TOT TIME     STEP TIME      INC TIME\n',
+      'half.sta': f['ref.sta']!.toString().replace(
+        /0\.100000E\+01  0\.100000E\+01  0\.100000E\+01/,
+        '0.500000E+00  0.500000E+00  0.500000E+00',
+      ),
       'empty.frd': '',
     });
   } finally {
@@ -62,8 +77,18 @@ afterAll(async () => {
   await kit[asyncDispose]();
 });
 
-const check = (deliverable: string, params: Record<string, unknown>, role: 'quality' | 'feasibility' = 'feasibility'): Promise<Verdict> =>
-  verifyCriterion(contextFor(kit, dir.path), { id: 'c', verifier: 'calculix.result', deliverable, role, params });
+const check = (
+  deliverable: string,
+  params: Record<string, unknown>,
+  role: 'quality' | 'feasibility' = 'feasibility',
+): Promise<Verdict> =>
+  verifyCriterion(contextFor(kit, dir.path), {
+    id: 'c',
+    verifier: 'calculix.result',
+    deliverable,
+    role,
+    params,
+  });
 
 describe('calculix.result on results ccx wrote', () => {
   it('scores the tip deflection from the .frd, the .dat set and a re-solve near −FL³/3EI', async () => {
@@ -80,11 +105,24 @@ describe('calculix.result on results ccx wrote', () => {
   it('reads max |U|, the nearest node to a point and max von Mises (≈ 60 MPa at the root)', async () => {
     const u = await check('ref.frd', { quantity: 'max_displacement', range: { min: 0.18, max: 0.2 } });
     expect(u, u.reason).toMatchObject({ passed: true });
-    const at = await check('ref.frd', { quantity: 'displacement', at: [100, 5, 5], component: 'z', range: { max: -0.18 } });
+    const at = await check('ref.frd', {
+      quantity: 'displacement',
+      at: [100, 5, 5],
+      component: 'z',
+      range: { max: -0.18 },
+    });
     expect(at.reason).toMatch(/nearest to \[100, 5, 5\]/);
-    const vm = await check('ref.frd', { quantity: 'max_von_mises', range: { min: 50, max: 90 }, unit: 'MPa' });
+    const vm = await check('ref.frd', {
+      quantity: 'max_von_mises',
+      range: { min: 50, max: 90 },
+      unit: 'MPa',
+    });
     expect(vm, vm.reason).toMatchObject({ passed: true });
-    const vmDat = await check('ref.dat', { quantity: 'max_von_mises', set: 'beam', range: { min: 40, max: 90 } });
+    const vmDat = await check('ref.dat', {
+      quantity: 'max_von_mises',
+      set: 'beam',
+      range: { min: 40, max: 90 },
+    });
     expect(vmDat, vmDat.reason).toMatchObject({ passed: true });
   });
   it('checks equilibrium from the .dat totals and from .frd FORC at the clamp, and fails a wrong load', async () => {
@@ -95,26 +133,44 @@ describe('calculix.result on results ccx wrote', () => {
     const wrong = await check('ref.dat', { quantity: 'equilibrium', set: 'fixed', applied: [0, 0, -120] });
     expect(wrong).toMatchObject({ passed: false, score: 0 });
     expect(wrong.reason).toMatch(/NOT in equilibrium/);
-    const r = await check('ref.dat', { quantity: 'reaction', set: 'fixed', component: 'z', target: 100 }, 'quality');
+    const r = await check(
+      'ref.dat',
+      { quantity: 'reaction', set: 'fixed', component: 'z', target: 100 },
+      'quality',
+    );
     expect(r, r.reason).toMatchObject({ passed: true, score: 1 });
   });
   it('reads convergence from the .sta, and fails a step that stopped half way or never converged', async () => {
     expect(await check('ref.sta', { quantity: 'converged' })).toMatchObject({ passed: true, measured: 1 });
-    expect((await check('half.sta', { quantity: 'converged' })).reason).toMatch(/stopped at step time 0\.5 of 1 \(not converged\)/);
-    expect((await check('header-only.sta', { quantity: 'converged' })).reason).toMatch(/no converged increment/);
+    expect((await check('half.sta', { quantity: 'converged' })).reason).toMatch(
+      /stopped at step time 0\.5 of 1 \(not converged\)/,
+    );
+    expect((await check('header-only.sta', { quantity: 'converged' })).reason).toMatch(
+      /no converged increment/,
+    );
   });
   it('reads eigenfrequencies from the .dat and the .frd (mode 1 ≈ 835 Hz)', async () => {
-    const f = await check('modal.dat', { quantity: 'frequency', mode: 1, target: 835.5, unit: 'Hz' }, 'quality');
+    const f = await check(
+      'modal.dat',
+      { quantity: 'frequency', mode: 1, target: 835.5, unit: 'Hz' },
+      'quality',
+    );
     expect(f, f.reason).toMatchObject({ passed: true, score: 1 });
     const g = await check('modal.frd', { quantity: 'frequency', mode: 1, range: { min: 800, max: 870 } });
     expect(g, g.reason).toMatchObject({ passed: true });
-    expect((await check('modal.dat', { quantity: 'frequency', mode: 9, range: { min: 1 } })).reason).toMatch(/no eigenfrequency for mode 9/);
+    expect((await check('modal.dat', { quantity: 'frequency', mode: 9, range: { min: 1 } })).reason).toMatch(
+      /no eigenfrequency for mode 9/,
+    );
   });
 });
 
 describe('calculix.result fails what it cannot trust or read', () => {
   it('re-solving a deck exposes results that do not come from it', async () => {
-    const v = await check('fake.inp', { quantity: 'displacement', region: TIP, component: 'z', target: -0.19048, resolve: true }, 'quality');
+    const v = await check(
+      'fake.inp',
+      { quantity: 'displacement', region: TIP, component: 'z', target: -0.19048, resolve: true },
+      'quality',
+    );
     expect(v).toMatchObject({ passed: false, score: 0 });
     expect(v.measured as number).toBeCloseTo(-0.571, 2);
   });
@@ -131,6 +187,8 @@ describe('calculix.result fails what it cannot trust or read', () => {
     expect((await check('binary.frd', p)).reason).toMatch(/binary content/);
     expect((await check('empty.frd', p)).reason).toMatch(/is empty/);
     expect((await check('ref.inp', p)).reason).toMatch(/an \.inp holds no results/);
-    expect((await check('ref.frd', { quantity: 'max_von_mises' })).reason).toMatch(/exactly one of range and target/);
+    expect((await check('ref.frd', { quantity: 'max_von_mises' })).reason).toMatch(
+      /exactly one of range and target/,
+    );
   });
 });

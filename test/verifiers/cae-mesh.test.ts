@@ -46,7 +46,13 @@ afterAll(async () => {
 });
 
 const check = (deliverable: string, params: Record<string, unknown>): Promise<Verdict> =>
-  verifyCriterion(contextFor(kit, dir.path), { id: 'm', verifier: 'mesh.check', deliverable, role: 'check', params });
+  verifyCriterion(contextFor(kit, dir.path), {
+    id: 'm',
+    verifier: 'mesh.check',
+    deliverable,
+    role: 'check',
+    params,
+  });
 const FULL = {
   dimension: 3,
   family: 'tet',
@@ -68,11 +74,15 @@ describe('mesh.check on gmsh meshes', () => {
     expect(v2, v2.reason).toMatchObject({ passed: true, measured: { format: 'msh2' } });
     const inp = await check('ref.inp', FULL);
     expect(inp, inp.reason).toMatchObject({ passed: true, measured: { format: 'inp' } });
-    expect((inp.measured as { elementsByType: Record<string, number> }).elementsByType).toHaveProperty('C3D10');
+    expect((inp.measured as { elementsByType: Record<string, number> }).elementsByType).toHaveProperty(
+      'C3D10',
+    );
   });
   it('fails first-order tets on order, a coarse mesh on count, a missing group by name', async () => {
     expect((await check('linear.msh', { order: 2 })).reason).toMatch(/FAILED element order 1 \(want 2\)/);
-    expect((await check('coarse.msh', { elements: { min: 2000 } })).reason).toMatch(/3-D elements \d+ outside \[2000/);
+    expect((await check('coarse.msh', { elements: { min: 2000 } })).reason).toMatch(
+      /3-D elements \d+ outside \[2000/,
+    );
     const g = await check('nogroup.msh', { groups: ['solid', 'load'] });
     expect(g).toMatchObject({ passed: false, score: 0 });
     expect(g.reason).toMatch(/group "load" missing/);
@@ -85,6 +95,8 @@ describe('mesh.check on gmsh meshes', () => {
     expect((await check('none.msh', FULL)).reason).toMatch(/is missing/);
   });
   it('rejects bad params', async () => {
-    expect((await check('ref.msh', { elements: {} })).reason).toMatch(/invalid params.*give min, max or both/);
+    expect((await check('ref.msh', { elements: {} })).reason).toMatch(
+      /invalid params.*give min, max or both/,
+    );
   });
 });

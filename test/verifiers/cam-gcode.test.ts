@@ -16,7 +16,8 @@ const FIX = path.resolve('test/fixtures/cam');
 const kit = toolKit('verifiers-cam-gcode');
 let dir: { path: string } & AsyncDisposable;
 
-const PRUSA = 'prusa-slicer --export-gcode --nozzle-diameter 0.4 --filament-diameter 1.75 --center 100,100 --first-layer-height 0.2';
+const PRUSA =
+  'prusa-slicer --export-gcode --nozzle-diameter 0.4 --filament-diameter 1.75 --center 100,100 --first-layer-height 0.2';
 beforeAll(async () => {
   dir = await tempDir('cam-gcode');
   const src = await tempDir('cam-gcode-src');
@@ -55,7 +56,13 @@ afterAll(async () => {
 });
 
 const check = (deliverable: string, params: Record<string, unknown>): Promise<Verdict> =>
-  verifyCriterion(contextFor(kit, dir.path), { id: 'g', verifier: 'gcode.check', deliverable, role: 'check', params });
+  verifyCriterion(contextFor(kit, dir.path), {
+    id: 'g',
+    verifier: 'gcode.check',
+    deliverable,
+    role: 'check',
+    params,
+  });
 const BOX = { min: [80, 85, 0.2], max: [120, 115, 12] };
 
 describe('gcode.check on FDM G-code from PrusaSlicer and CuraEngine', () => {
@@ -78,7 +85,9 @@ describe('gcode.check on FDM G-code from PrusaSlicer and CuraEngine', () => {
     const e = await check('cura.gcode', { check: 'envelope', size: [40, 30, 11.7], abs_tol: 0.6 });
     expect(e, e.reason).toMatchObject({ passed: true });
     // CuraEngine alone leaves "Filament used: 0m" in its header: the cross-check says so
-    expect((await check('cura.gcode', { check: 'header' })).reason).toMatch(/no usable "filament used" comment/);
+    expect((await check('cura.gcode', { check: 'header' })).reason).toMatch(
+      /no usable "filament used" comment/,
+    );
   });
   it('fails solid infill on the budget and a wrong layer height with the numbers', async () => {
     const b = await check('solid.gcode', { check: 'extruded_volume', range: { max: 7000 } });
@@ -90,9 +99,13 @@ describe('gcode.check on FDM G-code from PrusaSlicer and CuraEngine', () => {
     expect(t.score).toBeGreaterThan(0.9);
   });
   it('fails a truncated print on its envelope and header, and unreadable files', async () => {
-    expect(await check('truncated.gcode', { check: 'envelope', expected: BOX, abs_tol: 0.5 })).toMatchObject({ passed: false });
+    expect(await check('truncated.gcode', { check: 'envelope', expected: BOX, abs_tol: 0.5 })).toMatchObject({
+      passed: false,
+    });
     expect((await check('truncated.gcode', { check: 'header' })).reason).toMatch(/no usable "filament used"/);
-    expect((await check('comments.gcode', { check: 'min_z', target: 0 })).reason).toMatch(/no G-code commands/);
+    expect((await check('comments.gcode', { check: 'min_z', target: 0 })).reason).toMatch(
+      /no G-code commands/,
+    );
     expect((await check('binary.gcode', { check: 'min_z', target: 0 })).reason).toMatch(/binary content/);
     expect((await check('empty.gcode', { check: 'min_z', target: 0 })).reason).toMatch(/is empty/);
   });
@@ -100,16 +113,38 @@ describe('gcode.check on FDM G-code from PrusaSlicer and CuraEngine', () => {
 
 describe('gcode.check on CNC programs', () => {
   it('follows arcs, tool changes and a peck-drilling cycle', async () => {
-    const env = await check('pocket.nc', { check: 'envelope', mode: 'cnc', within: { min: [13, 13, -6], max: [40, 30, 1] }, abs_tol: 0.01 });
+    const env = await check('pocket.nc', {
+      check: 'envelope',
+      mode: 'cnc',
+      within: { min: [13, 13, -6], max: [40, 30, 1] },
+      abs_tol: 0.01,
+    });
     expect(env, env.reason).toMatchObject({ passed: true });
     // the G2 arc from (17, 13) around (17, 15) reaches x = 19
     expect((env.measured as { max: number[] }).max[0]).toBeCloseTo(40, 5);
     const arc = parseGcode('G1 X17 Y13 F100\nG2 X19 Y15 I0 J2\n', 1000).moves;
     expect(Math.max(...arc.map((m) => m.to[0]))).toBeCloseTo(19, 6);
-    expect(await check('pocket.nc', { check: 'tool_changes', tools: [1, 2] })).toMatchObject({ passed: true });
-    const h = await check('pocket.nc', { check: 'holes', positions: [[30, 30], [40, 30], [15, 15]], depth: -6 });
+    expect(await check('pocket.nc', { check: 'tool_changes', tools: [1, 2] })).toMatchObject({
+      passed: true,
+    });
+    const h = await check('pocket.nc', {
+      check: 'holes',
+      positions: [
+        [30, 30],
+        [40, 30],
+        [15, 15],
+      ],
+      depth: -6,
+    });
     expect(h.reason).toMatch(/3 hole\(s\) drilled/);
-    const holes = await check('pocket.nc', { check: 'holes', positions: [[30, 30], [40, 30]], stock_top: -100 });
+    const holes = await check('pocket.nc', {
+      check: 'holes',
+      positions: [
+        [30, 30],
+        [40, 30],
+      ],
+      stock_top: -100,
+    });
     expect(holes, holes.reason).toMatchObject({ passed: true });
     expect(await check('pocket.nc', { check: 'rapids', stock_top: 0 })).toMatchObject({ passed: true });
   });
@@ -119,6 +154,9 @@ describe('gcode.check on CNC programs', () => {
     expect(r.reason).toMatch(/1 G0 rapid\(s\) go below the stock top Z 0, down to Z -2\.54 \(lines 6\)/);
     const f = await check('crash.nc', { check: 'feeds', mode: 'cnc', range: { min: 10, max: 1000 } });
     expect(f.reason).toMatch(/1 move\(s\) outside .*F0/);
-    expect(await check('crash.nc', { check: 'tool_changes', count: 2 })).toMatchObject({ passed: false, measured: [1] });
+    expect(await check('crash.nc', { check: 'tool_changes', count: 2 })).toMatchObject({
+      passed: false,
+      measured: [1],
+    });
   });
 });

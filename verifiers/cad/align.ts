@@ -28,7 +28,11 @@ export function massMoments(mesh: Pick<IndexedMesh, 'vertProperties' | 'triVerts
     const b: V3 = [p[3 * t[i + 1]!]!, p[3 * t[i + 1]! + 1]!, p[3 * t[i + 1]! + 2]!];
     const c: V3 = [p[3 * t[i + 2]!]!, p[3 * t[i + 2]! + 1]!, p[3 * t[i + 2]! + 2]!];
     // Signed volume of the tetrahedron (origin, a, b, c).
-    const v = (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6;
+    const v =
+      (a[0] * (b[1] * c[2] - b[2] * c[1]) -
+        a[1] * (b[0] * c[2] - b[2] * c[0]) +
+        a[2] * (b[0] * c[1] - b[1] * c[0])) /
+      6;
     vol += v;
     const s: V3 = [a[0] + b[0] + c[0], a[1] + b[1] + c[1], a[2] + b[2] + c[2]];
     for (let k = 0; k < 3; k++) first[k]! += (v * s[k]!) / 4;
@@ -125,10 +129,22 @@ export function frameRotation(from: M3, to: M3, flip: V3): M3 {
 export function affine(r: M3, c: V3, d: V3): number[] {
   const t = [0, 1, 2].map((i) => d[i]! - (r[i]![0]! * c[0] + r[i]![1]! * c[1] + r[i]![2]! * c[2]));
   return [
-    r[0][0], r[1][0], r[2][0], 0,
-    r[0][1], r[1][1], r[2][1], 0,
-    r[0][2], r[1][2], r[2][2], 0,
-    t[0]!, t[1]!, t[2]!, 1,
+    r[0][0],
+    r[1][0],
+    r[2][0],
+    0,
+    r[0][1],
+    r[1][1],
+    r[2][1],
+    0,
+    r[0][2],
+    r[1][2],
+    r[2][2],
+    0,
+    t[0]!,
+    t[1]!,
+    t[2]!,
+    1,
   ];
 }
 

@@ -54,8 +54,14 @@ export const BrepPropertyParams = z.discriminatedUnion('property', [
         .optional(),
     })
     .refine((p) => needTol(p) || p.closeness !== undefined, 'give rel_tol, abs_tol or closeness'),
-  z.object({ property: z.literal('area'), expected: z.number(), ...scalar }).refine(needTol, 'give rel_tol or abs_tol'),
-  z.object({ property: z.literal('center_of_mass'), expected: vec3, abs_tol: z.number().nonnegative().default(0.01) }),
+  z
+    .object({ property: z.literal('area'), expected: z.number(), ...scalar })
+    .refine(needTol, 'give rel_tol or abs_tol'),
+  z.object({
+    property: z.literal('center_of_mass'),
+    expected: vec3,
+    abs_tol: z.number().nonnegative().default(0.01),
+  }),
   z.object({
     property: z.literal('bbox'),
     /** Expected size [x, y, z]. */

@@ -43,7 +43,9 @@ export async function readFcstd(bytes: Buffer): Promise<FcDocument> {
   try {
     xml = await doc.async('string');
   } catch (err) {
-    throw new ArtifactInvalidError(`Document.xml could not be read: ${(err as Error).message}`, { cause: err });
+    throw new ArtifactInvalidError(`Document.xml could not be read: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return {
     ...parseDocumentXml(xml),
@@ -72,7 +74,10 @@ export function parseDocumentXml(xml: string): Omit<FcDocument, 'entry'> {
     if (obj === undefined) continue;
     const label = /<Property\s+name="Label"[^>]*>\s*<String\s+value="([^"]*)"/.exec(block)?.[1];
     if (label !== undefined) obj.label = decode(label);
-    const shape = /<Property\s+name="Shape"\s+type="Part::PropertyPartShape"[^>]*>\s*<Part\s+file="([^"]*)"/.exec(block)?.[1];
+    const shape =
+      /<Property\s+name="Shape"\s+type="Part::PropertyPartShape"[^>]*>\s*<Part\s+file="([^"]*)"/.exec(
+        block,
+      )?.[1];
     if (shape !== undefined && shape !== '') obj.shapeFile = decode(shape);
   }
   return { programVersion: attributes(root[1]!)['ProgramVersion'] ?? '', objects };

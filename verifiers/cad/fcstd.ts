@@ -29,7 +29,11 @@ const ObjectRule = z
   })
   .refine((r) => r.type !== undefined || r.label !== undefined, 'give type, label or both');
 
-const ObjectsCheck = z.object({ check: z.literal('objects'), expected: z.array(ObjectRule).min(1), ...timeout });
+const ObjectsCheck = z.object({
+  check: z.literal('objects'),
+  expected: z.array(ObjectRule).min(1),
+  ...timeout,
+});
 const ShapeCheck = z.intersection(
   z.object({
     check: z.literal('shape'),
@@ -71,7 +75,9 @@ function judgeObjects(file: string, p: z.infer<typeof ObjectsCheck>, doc: FcDocu
   const rows = p.expected.map((r) => {
     const n = doc.objects.filter((o) => matches(o, r)).length;
     const ok = n >= r.min && (r.max === undefined || n <= r.max);
-    const what = [r.type, r.label === undefined ? undefined : `label ${r.label}`].filter(Boolean).join(' with ');
+    const what = [r.type, r.label === undefined ? undefined : `label ${r.label}`]
+      .filter(Boolean)
+      .join(' with ');
     const range = r.max === undefined ? `≥ ${r.min}` : r.max === r.min ? `${r.min}` : `${r.min}–${r.max}`;
     return { ok, n, text: `${n} ${what} (expected ${range})` };
   });
@@ -96,7 +102,7 @@ async function judgeShape(
   const obj =
     p.object === undefined
       ? withShape.at(-1)
-      : withShape.find((o) => o.label === p.object) ?? withShape.find((o) => o.name === p.object);
+      : (withShape.find((o) => o.label === p.object) ?? withShape.find((o) => o.name === p.object));
   if (obj === undefined)
     return {
       passed: false,
@@ -107,7 +113,11 @@ async function judgeShape(
     };
   const brep = await doc.entry(obj.shapeFile!);
   if (brep === null || brep.length === 0)
-    return { passed: false, score: 0, reason: `${file}: ${obj.label}'s shape file ${obj.shapeFile} is missing or empty` };
+    return {
+      passed: false,
+      score: 0,
+      reason: `${file}: ${obj.label}'s shape file ${obj.shapeFile} is missing or empty`,
+    };
   const { facts } = await measureBrep(brep, 'brep', { limitMs });
   const v = judgeBrep(`${obj.label} (${obj.type})`, p as BrepPropertyParams, facts);
   return { ...v, reason: `${file} › ${v.reason.startsWith(obj.label) ? '' : `${obj.label}: `}${v.reason}` };

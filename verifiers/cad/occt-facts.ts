@@ -68,7 +68,12 @@ const SURFACE_NAMES: Record<string, string> = {
 };
 
 /** Reads a STEP or BREP file. Throws `BrepReadError` naming OCCT's complaint. */
-export function readBrep(oc: OpenCascadeInstance, kind: BrepKind, bytes: Uint8Array, log: string[]): TopoDS_Shape {
+export function readBrep(
+  oc: OpenCascadeInstance,
+  kind: BrepKind,
+  bytes: Uint8Array,
+  log: string[],
+): TopoDS_Shape {
   if (kind === 'brep') {
     const text = Buffer.from(bytes).toString('latin1');
     if (!text.includes('CASCADE Topology'))

@@ -10,7 +10,15 @@ import { z } from 'zod';
 import { readDeliverable } from '../deliverable.js';
 import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
 import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
-import { affine, frameRotation, massMoments, principalAxes, PROPER_FLIPS, type M3, type V3 } from './align.js';
+import {
+  affine,
+  frameRotation,
+  massMoments,
+  principalAxes,
+  PROPER_FLIPS,
+  type M3,
+  type V3,
+} from './align.js';
 import { loadManifold } from './manifold.js';
 import { fmt, round, vec } from './numbers.js';
 import { solidKind, solidMesh } from './solid-mesh.js';
@@ -24,7 +32,10 @@ export const ShapeSimilarityParams = z.object({
   /** Reference solid, relative to the task folder; default: the first of `DEFAULT_REFERENCES` present. */
   reference: z
     .string()
-    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a relative path inside the task folder')
+    .refine(
+      (p) => !p.startsWith('/') && !p.split('/').includes('..'),
+      'a relative path inside the task folder',
+    )
     .optional(),
   /** Smallest IoU that passes. */
   min_iou: z.number().gt(0).max(1).default(0.9),
@@ -127,13 +138,20 @@ export async function bestIou(
     const vb = mb.volume();
     const A = massMoments(a);
     const B = massMoments(b);
-    const candidates: { name: string; r: M3; c: V3; d: V3 }[] = [{ name: 'none', r: IDENTITY, c: [0, 0, 0], d: [0, 0, 0] }];
+    const candidates: { name: string; r: M3; c: V3; d: V3 }[] = [
+      { name: 'none', r: IDENTITY, c: [0, 0, 0], d: [0, 0, 0] },
+    ];
     if (align !== 'none') candidates.push({ name: 'centroid', r: IDENTITY, c: A.centroid, d: B.centroid });
     if (align === 'principal') {
       const fa = principalAxes(A.covariance).axes;
       const fb = principalAxes(B.covariance).axes;
       PROPER_FLIPS.forEach((flip, i) =>
-        candidates.push({ name: `principal #${i + 1}`, r: frameRotation(fa, fb, flip), c: A.centroid, d: B.centroid }),
+        candidates.push({
+          name: `principal #${i + 1}`,
+          r: frameRotation(fa, fb, flip),
+          c: A.centroid,
+          d: B.centroid,
+        }),
       );
     }
     let best = { iou: -1, intersection: 0, alignment: 'none', translation: [0, 0, 0] as V3 };

@@ -31,7 +31,11 @@ export interface SolidMeshOptions {
  * A welded, closed (manifold) mesh of the solid. Rejects with `ArtifactInvalidError` when the file
  * cannot be read or its mesh is not closed, `VerifierTimeoutError` past the limit.
  */
-export async function solidMesh(bytes: Buffer, kind: SolidKind, opts: SolidMeshOptions = {}): Promise<IndexedMesh> {
+export async function solidMesh(
+  bytes: Buffer,
+  kind: SolidKind,
+  opts: SolidMeshOptions = {},
+): Promise<IndexedMesh> {
   let stl = bytes;
   if (kind !== 'stl') {
     const m = await measureBrep(bytes, kind, {
@@ -49,5 +53,7 @@ export async function solidMesh(bytes: Buffer, kind: SolidKind, opts: SolidMeshO
     if (facts.manifold) return mesh;
     status ||= facts.status;
   }
-  throw new ArtifactInvalidError(`the ${kind.toUpperCase()} mesh is not a closed solid (manifold-3d: ${status})`);
+  throw new ArtifactInvalidError(
+    `the ${kind.toUpperCase()} mesh is not a closed solid (manifold-3d: ${status})`,
+  );
 }

@@ -23,7 +23,8 @@ export interface Sources {
 /** Parses one delivered result file by its extension. */
 export function loadSource(ext: string, bytes: Buffer, limitMs: number): Sources {
   const text = bytes.toString('latin1');
-  if (text.includes('\u0000')) throw new ArtifactInvalidError(`binary content where a text ${ext} was expected`);
+  if (text.includes('\u0000'))
+    throw new ArtifactInvalidError(`binary content where a text ${ext} was expected`);
   switch (ext) {
     case '.frd':
       return { frd: parseFrd(text, limitMs) };
@@ -32,7 +33,9 @@ export function loadSource(ext: string, bytes: Buffer, limitMs: number): Sources
     case '.sta':
       return { sta: parseSta(text) };
     default:
-      throw new ArtifactInvalidError(`${ext || 'no extension'}: not a CalculiX result file (.frd, .dat or .sta)`);
+      throw new ArtifactInvalidError(
+        `${ext || 'no extension'}: not a CalculiX result file (.frd, .dat or .sta)`,
+      );
   }
 }
 
@@ -50,11 +53,15 @@ export async function resolveInp(
   p: { image: string; timeout_sec: number; parse_timeout_sec: number },
 ): Promise<{ sources: Sources } | { failure: string }> {
   const deck = await readFile(inpPath, 'latin1');
-  const includes = [...deck.matchAll(/^\s*\*INCLUDE\s*,\s*INPUT\s*=\s*"?([^"\r\n]+?)"?\s*$/gim)].map((m) => m[1]!.trim());
+  const includes = [...deck.matchAll(/^\s*\*INCLUDE\s*,\s*INPUT\s*=\s*"?([^"\r\n]+?)"?\s*$/gim)].map((m) =>
+    m[1]!.trim(),
+  );
   const files = [{ hostPath: inpPath, dest: `${JOB}.inp` }];
   const hash = createHash('sha256').update(p.image).update(deck);
   for (const inc of includes) {
-    const rel = path.posix.normalize(path.posix.join(path.posix.dirname(path.relative(ctx.artifactsDir, inpPath)), inc));
+    const rel = path.posix.normalize(
+      path.posix.join(path.posix.dirname(path.relative(ctx.artifactsDir, inpPath)), inc),
+    );
     const host = deliverablePath(ctx, rel);
     if (host === null || path.posix.isAbsolute(inc) || inc.includes('..'))
       return { failure: `*INCLUDE ${inc} points outside the delivered files` };
@@ -91,7 +98,12 @@ async function solve(
     ctx.signal,
   );
   if (res.timedOut) return { failure: `ccx timed out after ${p.timeout_sec} s` };
-  const errors = res.stdout.split('\n').filter((l) => /error/i.test(l)).join(' ').replace(/\s+/g, ' ').trim();
+  const errors = res.stdout
+    .split('\n')
+    .filter((l) => /error/i.test(l))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const got = (n: string): Buffer | undefined => {
     const b = res.files[`${JOB}.${n}`];
     return b === undefined || b.length === 0 ? undefined : b;
@@ -100,7 +112,9 @@ async function solve(
   const dat = got('dat');
   const sta = got('sta');
   if (frd === undefined && dat === undefined)
-    return { failure: `ccx wrote no results${errors ? `: ${errors.slice(0, 300)}` : ` (${res.stdout.trim().slice(0, 200)})`}` };
+    return {
+      failure: `ccx wrote no results${errors ? `: ${errors.slice(0, 300)}` : ` (${res.stdout.trim().slice(0, 200)})`}`,
+    };
   const limit = p.parse_timeout_sec * 1000;
   const sources: Sources = {};
   const problems: string[] = [];
@@ -115,6 +129,8 @@ async function solve(
   if (dat) attempt('.dat', () => (sources.dat = parseDat(dat.toString('latin1'), limit)));
   if (sta) attempt('.sta', () => (sources.sta = parseSta(sta.toString('latin1'))));
   if (sources.frd === undefined && sources.dat === undefined)
-    return { failure: `ccx results unreadable (${problems.join('; ')})${errors ? `: ${errors.slice(0, 300)}` : ''}` };
+    return {
+      failure: `ccx results unreadable (${problems.join('; ')})${errors ? `: ${errors.slice(0, 300)}` : ''}`,
+    };
   return { sources };
 }

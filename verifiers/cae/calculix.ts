@@ -31,7 +31,15 @@ const where = {
 /** Params of `calculix.result`. */
 export const CalculixResultParams = z
   .object({
-    quantity: z.enum(['converged', 'max_displacement', 'displacement', 'max_von_mises', 'reaction', 'equilibrium', 'frequency']),
+    quantity: z.enum([
+      'converged',
+      'max_displacement',
+      'displacement',
+      'max_von_mises',
+      'reaction',
+      'equilibrium',
+      'frequency',
+    ]),
     ...where,
     /** Vector component read (`magnitude` by default). */
     component: z.enum(['x', 'y', 'z', 'magnitude']).default('magnitude'),
@@ -74,7 +82,11 @@ export const CalculixResultParams = z
     if (valued && (p.range === undefined) === (p.target === undefined))
       ctx.addIssue({ code: 'custom', message: `${p.quantity} needs exactly one of range and target` });
     if (p.quantity === 'equilibrium' && p.applied === undefined)
-      ctx.addIssue({ code: 'custom', path: ['applied'], message: 'equilibrium needs the applied load [Fx, Fy, Fz]' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['applied'],
+        message: 'equilibrium needs the applied load [Fx, Fy, Fz]',
+      });
     if (p.quantity === 'displacement' && p.at === undefined && p.region === undefined && p.set === undefined)
       ctx.addIssue({ code: 'custom', message: 'displacement needs at, region or set' });
   });
@@ -90,8 +102,14 @@ export const calculixResult: Verifier = {
     const p = CalculixResultParams.parse(criterion.params);
     const read = await readDeliverable(ctx, criterion);
     if ('verdict' in read) return read.verdict;
-    const expected = p.target ?? p.range ?? (p.quantity === 'converged' ? 'converged' : { applied: p.applied });
-    const fail = (reason: string): Verdict => ({ passed: false, score: 0, expected, reason: `${read.rel}: ${reason}` });
+    const expected =
+      p.target ?? p.range ?? (p.quantity === 'converged' ? 'converged' : { applied: p.applied });
+    const fail = (reason: string): Verdict => ({
+      passed: false,
+      score: 0,
+      expected,
+      reason: `${read.rel}: ${reason}`,
+    });
     try {
       const ext = path.extname(read.rel).toLowerCase();
       let src: Sources;
@@ -100,7 +118,8 @@ export const calculixResult: Verifier = {
         const r = await resolveInp(ctx, read.path, p);
         if ('failure' in r) return fail(r.failure);
         src = r.sources;
-      } else if (ext === '.inp') return fail('an .inp holds no results: deliver .frd/.dat/.sta, or set resolve: true');
+      } else if (ext === '.inp')
+        return fail('an .inp holds no results: deliver .frd/.dat/.sta, or set resolve: true');
       else src = loadSource(ext, read.bytes, p.parse_timeout_sec * 1000);
       return measureAndJudge(p, src, expected, read.rel + (p.resolve ? ' (re-solved with ccx)' : ''));
     } catch (err) {
@@ -122,18 +141,31 @@ function measureAndJudge(p: CalculixResultParams, src: Sources, expected: unknow
         return binary(c.ok, c.steps, expected, 'step time reached', `${file}: ${c.text}`);
       }
       const f = src.frd ?? src.dat;
-      const n = f === undefined ? 0 : 'blocks' in f ? f.blocks.length : f.tables.length + f.frequencies.length;
-      return binary(n > 0, n, expected, 'at least one result', `${file}: ${n} complete result block(s)/table(s) written`);
+      const n =
+        f === undefined ? 0 : 'blocks' in f ? f.blocks.length : f.tables.length + f.frequencies.length;
+      return binary(
+        n > 0,
+        n,
+        expected,
+        'at least one result',
+        `${file}: ${n} complete result block(s)/table(s) written`,
+      );
     }
     case 'max_displacement':
-      return valued(p, displacement(field(), { region: p.region, set: p.set }, p.component, 'max_abs', p.step), file, true);
+      return valued(
+        p,
+        displacement(field(), { region: p.region, set: p.set }, p.component, 'max_abs', p.step),
+        file,
+        true,
+      );
     case 'displacement':
       return valued(p, displacement(field(), w, p.component, p.statistic, p.step), file);
     case 'max_von_mises':
       return valued(p, maxVonMises(field(), w, p.step), file);
     case 'reaction': {
       const r = reactionSum(field(), w, p.step);
-      const v = p.component === 'magnitude' ? Math.hypot(...r.sum) : r.sum[{ x: 0, y: 1, z: 2 }[p.component]]!;
+      const v =
+        p.component === 'magnitude' ? Math.hypot(...r.sum) : r.sum[{ x: 0, y: 1, z: 2 }[p.component]]!;
       return valued(p, { value: v, source: `${r.source} = ${vec(r.sum)}` }, file);
     }
     case 'equilibrium': {
@@ -157,11 +189,26 @@ function measureAndJudge(p: CalculixResultParams, src: Sources, expected: unknow
 }
 
 function missing(what: string, src: Sources): never {
-  throw new ArtifactInvalidError(`no ${what} result to read (have: ${Object.keys(src).join(', ') || 'nothing'})`);
+  throw new ArtifactInvalidError(
+    `no ${what} result to read (have: ${Object.keys(src).join(', ') || 'nothing'})`,
+  );
 }
 
-function binary(ok: boolean, measured: unknown, expected: unknown, tolerance: string, reason: string): Verdict {
-  return { passed: ok, score: ok ? 1 : 0, measured, expected, tolerance, reason: `${reason} → ${ok ? 'passed' : 'failed'}` };
+function binary(
+  ok: boolean,
+  measured: unknown,
+  expected: unknown,
+  tolerance: string,
+  reason: string,
+): Verdict {
+  return {
+    passed: ok,
+    score: ok ? 1 : 0,
+    measured,
+    expected,
+    tolerance,
+    reason: `${reason} → ${ok ? 'passed' : 'failed'}`,
+  };
 }
 
 function valued(p: CalculixResultParams, m: Measured, file: string, absolute = false): Verdict {

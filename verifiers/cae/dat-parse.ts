@@ -42,7 +42,13 @@ export function parseDat(text: string, limitMs: number): DatFile {
     const line = lines[i]!;
     const t = TITLE.exec(line);
     if (t !== null) {
-      current = { kind: t[1]!.toLowerCase(), set: t[3]!, time: Number(t[4]), rows: [], ...(mode ? { mode } : {}) };
+      current = {
+        kind: t[1]!.toLowerCase(),
+        set: t[3]!,
+        time: Number(t[4]),
+        rows: [],
+        ...(mode ? { mode } : {}),
+      };
       tables.push(current);
       inEigen = false;
       continue;

@@ -38,7 +38,9 @@ const GMSH: Record<number, [string, ElementFamily, number, number, number]> = {
   19: ['pyramid13', 'pyramid', 3, 2, 13],
 };
 
-const BY_GMSH_NAME = new Map(Object.values(GMSH).map(([n, family, dim, order, nodes]) => [n, { name: n, family, dim, order, nodes }]));
+const BY_GMSH_NAME = new Map(
+  Object.values(GMSH).map(([n, family, dim, order, nodes]) => [n, { name: n, family, dim, order, nodes }]),
+);
 
 /** The name of gmsh element type `t` (`tet10` for 11), or `gmsh<t>` when unknown. */
 export function gmshElementType(t: number): string {
@@ -79,8 +81,5 @@ function abaqus(name: string): ElementInfo | undefined {
 
 /** Info of an element type by name (gmsh `tet10` or Abaqus `C3D10`); `other` when unknown. */
 export function elementInfo(name: string): ElementInfo {
-  return (
-    BY_GMSH_NAME.get(name) ??
-    abaqus(name) ?? { name, family: 'other', dim: 0, order: 0, nodes: 0 }
-  );
+  return BY_GMSH_NAME.get(name) ?? abaqus(name) ?? { name, family: 'other', dim: 0, order: 0, nodes: 0 };
 }

@@ -59,22 +59,29 @@ export function parseFrd(text: string, limitMs: number): FrdFile {
       for (; i < lines.length && !lines[i]!.startsWith(' -3'); i++) {
         if ((i & 4095) === 0) clock.check();
         const l = lines[i]!;
-        if (!l.startsWith(' -1')) throw new ArtifactInvalidError(`line ${i + 1}: expected a node line in the 2C block`);
+        if (!l.startsWith(' -1'))
+          throw new ArtifactInvalidError(`line ${i + 1}: expected a node line in the 2C block`);
         const id = num(l.slice(3, 3 + idW), i);
         const at = 3 + idW;
-        nodes.set(id, [num(l.slice(at, at + 12), i), num(l.slice(at + 12, at + 24), i), num(l.slice(at + 24, at + 36), i)]);
+        nodes.set(id, [
+          num(l.slice(at, at + 12), i),
+          num(l.slice(at + 12, at + 24), i),
+          num(l.slice(at + 24, at + 36), i),
+        ]);
       }
       if (i >= lines.length) throw new ArtifactInvalidError('truncated: the node block (2C) has no end (-3)');
       i++;
     } else if (head === '3C') {
       for (; i < lines.length && !lines[i]!.startsWith(' -3'); i++) if ((i & 4095) === 0) clock.check();
-      if (i >= lines.length) throw new ArtifactInvalidError('truncated: the element block (3C) has no end (-3)');
+      if (i >= lines.length)
+        throw new ArtifactInvalidError('truncated: the element block (3C) has no end (-3)');
       i++;
     } else if (head.startsWith('100C')) {
       i = readBlock(lines, i, blocks, num, clock);
     } else i++;
   }
-  if (!ended) throw new ArtifactInvalidError('truncated: no "9999" end marker (the solver did not finish writing)');
+  if (!ended)
+    throw new ArtifactInvalidError('truncated: no "9999" end marker (the solver did not finish writing)');
   return { nodes, blocks };
 }
 
@@ -99,7 +106,8 @@ function readBlock(
   const idW = fieldFormat(h);
   let i = start + 1;
   const l4 = lines[i] ?? '';
-  if (!l4.startsWith(' -4')) throw new ArtifactInvalidError(`line ${i + 1}: expected " -4" after the 100C header`);
+  if (!l4.startsWith(' -4'))
+    throw new ArtifactInvalidError(`line ${i + 1}: expected " -4" after the 100C header`);
   const name = l4.slice(5, 13).trim();
   i++;
   const components: string[] = [];
@@ -117,12 +125,16 @@ function readBlock(
     const l = lines[i]!;
     const tag = l.slice(0, 3);
     if (tag !== ' -1' && tag !== ' -2')
-      throw new ArtifactInvalidError(`line ${i + 1}: unexpected "${l.slice(0, 20)}" inside result block ${name}`);
+      throw new ArtifactInvalidError(
+        `line ${i + 1}: unexpected "${l.slice(0, 20)}" inside result block ${name}`,
+      );
     if (tag === ' -1') {
-      if (row.length > 0) throw new ArtifactInvalidError(`line ${i + 1}: ${name} row with ${row.length} of ${nc} values`);
+      if (row.length > 0)
+        throw new ArtifactInvalidError(`line ${i + 1}: ${name} row with ${row.length} of ${nc} values`);
       ids.push(num(l.slice(3, 3 + idW), i));
     }
-    for (let at = 3 + idW; at + 12 <= l.length + 0 && row.length < nc; at += 12) row.push(num(l.slice(at, at + 12), i));
+    for (let at = 3 + idW; at + 12 <= l.length + 0 && row.length < nc; at += 12)
+      row.push(num(l.slice(at, at + 12), i));
     if (row.length === nc) {
       vals.push(...row);
       row = [];
@@ -143,5 +155,7 @@ export function findBlock(frd: FrdFile, name: string, step?: number): FrdBlock |
 /** Von Mises stress from the six components (sxx, syy, szz, sxy, syz, szx). */
 export function vonMises(s: ArrayLike<number>, at = 0): number {
   const [xx, yy, zz, xy, yz, zx] = [s[at]!, s[at + 1]!, s[at + 2]!, s[at + 3]!, s[at + 4]!, s[at + 5]!];
-  return Math.sqrt(0.5 * ((xx - yy) ** 2 + (yy - zz) ** 2 + (zz - xx) ** 2) + 3 * (xy ** 2 + yz ** 2 + zx ** 2));
+  return Math.sqrt(
+    0.5 * ((xx - yy) ** 2 + (yy - zz) ** 2 + (zz - xx) ** 2) + 3 * (xy ** 2 + yz ** 2 + zx ** 2),
+  );
 }

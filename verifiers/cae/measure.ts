@@ -60,7 +60,10 @@ function rows(frd: FrdFile, b: FrdBlock, where: Where): { idx: number[]; source:
     });
     if (best < 0) throw new ArtifactInvalidError('no node coordinates in the .frd');
     const c = frd.nodes.get(b.ids[best]!)!;
-    return { idx: [best], source: `node ${b.ids[best]} at ${vec(c)} (nearest to ${vec(where.at)}, ${fmt(Math.sqrt(bestD))} away)` };
+    return {
+      idx: [best],
+      source: `node ${b.ids[best]} at ${vec(c)} (nearest to ${vec(where.at)}, ${fmt(Math.sqrt(bestD))} away)`,
+    };
   }
   if (where.region !== undefined) {
     const { min, max } = where.region;
@@ -76,7 +79,9 @@ function rows(frd: FrdFile, b: FrdBlock, where: Where): { idx: number[]; source:
 }
 
 function datTables(dat: DatFile, kind: RegExp, set: string | undefined): DatTable {
-  const all = dat.tables.filter((t) => kind.test(t.kind) && (set === undefined || t.set.toUpperCase() === set.toUpperCase()));
+  const all = dat.tables.filter(
+    (t) => kind.test(t.kind) && (set === undefined || t.set.toUpperCase() === set.toUpperCase()),
+  );
   const t = all.at(-1);
   if (t === undefined || t.rows.length === 0)
     throw new ArtifactInvalidError(
@@ -86,15 +91,30 @@ function datTables(dat: DatFile, kind: RegExp, set: string | undefined): DatTabl
 }
 
 /** Displacement: a component or magnitude, reduced over the selected nodes (or a `.dat` set). */
-export function displacement(src: FrdFile | DatFile, where: Where, c: Component, s: Statistic, step?: number): Measured {
+export function displacement(
+  src: FrdFile | DatFile,
+  where: Where,
+  c: Component,
+  s: Statistic,
+  step?: number,
+): Measured {
   if ('tables' in src) {
     const t = datTables(src, /^displacements/, where.set);
-    return { value: reduce(t.rows.map((r) => pick(r.values, c)), s), source: `${s} of ${c} over ${t.rows.length} nodes of set ${t.set} (.dat)` };
+    return {
+      value: reduce(
+        t.rows.map((r) => pick(r.values, c)),
+        s,
+      ),
+      source: `${s} of ${c} over ${t.rows.length} nodes of set ${t.set} (.dat)`,
+    };
   }
   const b = block(src, 'DISP', step);
   const r = rows(src, b, where);
   const xs = r.idx.map((k) => pick(Array.from(b.values.subarray(k * 3, k * 3 + 3)), c));
-  return { value: reduce(xs, r.idx.length === 1 ? 'mean' : s), source: `${r.idx.length === 1 ? '' : `${s} of `}U${c === 'magnitude' ? '' : `_${c}`} at ${r.source}` };
+  return {
+    value: reduce(xs, r.idx.length === 1 ? 'mean' : s),
+    source: `${r.idx.length === 1 ? '' : `${s} of `}U${c === 'magnitude' ? '' : `_${c}`} at ${r.source}`,
+  };
 }
 
 /** Largest von Mises stress over the selected nodes (`.frd` STRESS) or integration points (`.dat`). */
@@ -103,10 +123,14 @@ export function maxVonMises(src: FrdFile | DatFile, where: Where, step?: number)
     const t = datTables(src, /^stresses/, where.set);
     // rows: elem, integration point, sxx syy szz sxy sxz syz (id = elem; values[0] = point)
     const vm = t.rows.map((r) => vonMises(r.values, 1));
-    return { value: Math.max(...vm), source: `max over ${t.rows.length} integration points of set ${t.set} (.dat)` };
+    return {
+      value: Math.max(...vm),
+      source: `max over ${t.rows.length} integration points of set ${t.set} (.dat)`,
+    };
   }
   const b = block(src, 'STRESS', step);
-  if (b.components.length < 6) throw new ArtifactInvalidError(`STRESS block has ${b.components.length} components, need 6`);
+  if (b.components.length < 6)
+    throw new ArtifactInvalidError(`STRESS block has ${b.components.length} components, need 6`);
   const r = rows(src, b, where);
   let best = -Infinity;
   let at = -1;
@@ -119,9 +143,19 @@ export function maxVonMises(src: FrdFile | DatFile, where: Where, step?: number)
 }
 
 /** Sum of reaction forces over a `.dat` set (or its TOTALS line) or over `.frd` FORC nodes in a region. */
-export function reactionSum(src: FrdFile | DatFile, where: Where, step?: number): { sum: [number, number, number]; source: string } {
+export function reactionSum(
+  src: FrdFile | DatFile,
+  where: Where,
+  step?: number,
+): { sum: [number, number, number]; source: string } {
   if ('tables' in src) {
-    const total = src.tables.filter((t) => /^total force/.test(t.kind) && (where.set === undefined || t.set.toUpperCase() === where.set.toUpperCase())).at(-1);
+    const total = src.tables
+      .filter(
+        (t) =>
+          /^total force/.test(t.kind) &&
+          (where.set === undefined || t.set.toUpperCase() === where.set.toUpperCase()),
+      )
+      .at(-1);
     if (total !== undefined && total.rows[0] !== undefined) {
       const v = total.rows[0].values;
       return { sum: [v[0]!, v[1]!, v[2]!], source: `total force of set ${total.set} (.dat)` };
@@ -132,7 +166,9 @@ export function reactionSum(src: FrdFile | DatFile, where: Where, step?: number)
     return { sum, source: `sum of forces over ${t.rows.length} nodes of set ${t.set} (.dat)` };
   }
   if (where.region === undefined && where.at === undefined)
-    throw new ArtifactInvalidError('summing .frd FORC needs a region around the supports (FORC also holds the applied loads)');
+    throw new ArtifactInvalidError(
+      'summing .frd FORC needs a region around the supports (FORC also holds the applied loads)',
+    );
   const b = block(src, 'FORC', step);
   const r = rows(src, b, where);
   const sum: [number, number, number] = [0, 0, 0];
@@ -145,19 +181,29 @@ export function frequency(src: FrdFile | DatFile, mode: number): Measured {
   if ('tables' in src) {
     const f = src.frequencies[mode - 1];
     if (f === undefined)
-      throw new ArtifactInvalidError(`no eigenfrequency for mode ${mode} in the .dat (${src.frequencies.length} modes; run a *FREQUENCY step)`);
+      throw new ArtifactInvalidError(
+        `no eigenfrequency for mode ${mode} in the .dat (${src.frequencies.length} modes; run a *FREQUENCY step)`,
+      );
     return { value: f, source: `mode ${mode} of ${src.frequencies.length} (.dat eigenvalue output)` };
   }
   const modal = src.blocks.filter((b) => b.name === 'DISP' && /MODAL/i.test(b.analysis));
   const b = modal[mode - 1];
-  if (b === undefined) throw new ArtifactInvalidError(`no MODAL DISP block for mode ${mode} in the .frd (${modal.length} modes)`);
+  if (b === undefined)
+    throw new ArtifactInvalidError(
+      `no MODAL DISP block for mode ${mode} in the .frd (${modal.length} modes)`,
+    );
   return { value: b.value, source: `mode ${mode} of ${modal.length} (.frd MODAL block)` };
 }
 
 /** Whether every step's last converged increment reaches the step's end (`stepTime` ≥ `period`). */
-export function convergence(inc: StaIncrement[], period: number, minSteps: number): { ok: boolean; text: string; steps: number } {
+export function convergence(
+  inc: StaIncrement[],
+  period: number,
+  minSteps: number,
+): { ok: boolean; text: string; steps: number } {
   const steps = [...new Set(inc.map((x) => x.step))];
-  if (steps.length === 0) return { ok: false, steps: 0, text: 'no converged increment recorded (the solve failed or did not run)' };
+  if (steps.length === 0)
+    return { ok: false, steps: 0, text: 'no converged increment recorded (the solve failed or did not run)' };
   const short = steps
     .map((s) => ({ s, t: Math.max(...inc.filter((x) => x.step === s).map((x) => x.stepTime)) }))
     .filter((x) => x.t < period * (1 - 1e-6));

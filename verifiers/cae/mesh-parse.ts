@@ -63,7 +63,8 @@ class Lines {
   }
   next(what: string): string {
     if ((this.i & 4095) === 0) this.clock.check();
-    if (this.i >= this.lines.length) throw new ArtifactInvalidError(`truncated: end of file while reading ${what}`);
+    if (this.i >= this.lines.length)
+      throw new ArtifactInvalidError(`truncated: end of file while reading ${what}`);
     return this.lines[this.i++]!.trim();
   }
   done(): boolean {
@@ -74,7 +75,9 @@ class Lines {
     const s = this.next(what);
     const xs = s.split(/\s+/).map(Number);
     if (xs.length < min || xs.some((x) => !Number.isFinite(x)))
-      throw new ArtifactInvalidError(`line ${this.i}: expected ${min}+ numbers for ${what}, got "${s.slice(0, 60)}"`);
+      throw new ArtifactInvalidError(
+        `line ${this.i}: expected ${min}+ numbers for ${what}, got "${s.slice(0, 60)}"`,
+      );
     return xs;
   }
 }
@@ -99,7 +102,8 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
     const name = sec.slice(1);
     if (name === 'MeshFormat') {
       const [v, fileType] = L.next('$MeshFormat').split(/\s+/).map(Number);
-      if (fileType !== 0) throw new ArtifactInvalidError('binary .msh is not supported: save with Mesh.Binary=0');
+      if (fileType !== 0)
+        throw new ArtifactInvalidError('binary .msh is not supported: save with Mesh.Binary=0');
       if (v === undefined || !(v >= 2 && v < 5))
         throw new ArtifactInvalidError(`unsupported .msh version ${String(v)}`);
       version = v;
@@ -245,7 +249,10 @@ function parseInp(text: string, limitMs: number): MeshSummary {
 
 /** Splits `*ELEMENT, type=C3D10, ELSET=Volume1` into a name and upper-cased option keys. */
 export function keyword(line: string): { name: string; opts: Record<string, string> } {
-  const parts = line.slice(1).split(',').map((s) => s.trim());
+  const parts = line
+    .slice(1)
+    .split(',')
+    .map((s) => s.trim());
   const opts: Record<string, string> = {};
   for (const p of parts.slice(1)) {
     const eq = p.indexOf('=');

@@ -41,7 +41,8 @@ export type MeshCheckParams = z.infer<typeof MeshCheckParams>;
 /** The `mesh.check` verifier. */
 export const meshCheck: Verifier = {
   name: 'mesh.check',
-  description: 'Reopens a gmsh .msh (v4/v2 ASCII) or Abaqus .inp mesh: counts, element family/order, named groups, bbox',
+  description:
+    'Reopens a gmsh .msh (v4/v2 ASCII) or Abaqus .inp mesh: counts, element family/order, named groups, bbox',
   params: MeshCheckParams,
   async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
     const p = MeshCheckParams.parse(criterion.params);
@@ -71,7 +72,11 @@ function judge(file: string, p: MeshCheckParams, m: MeshSummary): Verdict {
   const families = [...new Set(els.map((e) => e.info.family))];
   const orders = [...new Set(els.map((e) => e.info.order))];
   const checks: Check[] = [];
-  const inRange = (what: string, v: number, r: { min?: number | undefined; max?: number | undefined }): void => {
+  const inRange = (
+    what: string,
+    v: number,
+    r: { min?: number | undefined; max?: number | undefined },
+  ): void => {
     const ok = (r.min === undefined || v >= r.min) && (r.max === undefined || v <= r.max);
     checks.push({ ok, text: `${what} ${v} ${ok ? 'in' : 'outside'} [${r.min ?? '−∞'}, ${r.max ?? '∞'}]` });
   };
@@ -97,9 +102,15 @@ function judge(file: string, p: MeshCheckParams, m: MeshSummary): Verdict {
     });
   }
   if (p.bbox) {
-    const off = [...p.bbox.min.map((v, i) => Math.abs(m.bbox.min[i]! - v)), ...p.bbox.max.map((v, i) => Math.abs(m.bbox.max[i]! - v))];
+    const off = [
+      ...p.bbox.min.map((v, i) => Math.abs(m.bbox.min[i]! - v)),
+      ...p.bbox.max.map((v, i) => Math.abs(m.bbox.max[i]! - v)),
+    ];
     const ok = off.every((d) => d <= p.bbox!.abs_tol);
-    checks.push({ ok, text: `bbox ${vec(m.bbox.min)}–${vec(m.bbox.max)} (want ${vec(p.bbox.min)}–${vec(p.bbox.max)} ±${p.bbox.abs_tol})` });
+    checks.push({
+      ok,
+      text: `bbox ${vec(m.bbox.min)}–${vec(m.bbox.max)} (want ${vec(p.bbox.min)}–${vec(p.bbox.max)} ±${p.bbox.abs_tol})`,
+    });
   }
   const failed = checks.filter((c) => !c.ok);
   const passed = failed.length === 0;
@@ -128,10 +139,16 @@ function judge(file: string, p: MeshCheckParams, m: MeshSummary): Verdict {
       ...(p.groups.length > 0 ? { groups: p.groups } : {}),
       ...(p.bbox ? { bbox: { min: p.bbox.min, max: p.bbox.max } } : {}),
     },
-    tolerance: p.bbox ? { bbox_abs: p.bbox.abs_tol, ranges: 'inclusive' } : 'inclusive ranges, exact order/family',
+    tolerance: p.bbox
+      ? { bbox_abs: p.bbox.abs_tol, ranges: 'inclusive' }
+      : 'inclusive ranges, exact order/family',
     reason:
       `${file} (${m.format}, ${m.nodes} nodes; ${byType}): ` +
-      (checks.length === 0 ? 'reads as a mesh (no checks asked)' : passed ? checks.map((c) => c.text).join('; ') : `FAILED ${failed.map((c) => c.text).join('; ')}`),
+      (checks.length === 0
+        ? 'reads as a mesh (no checks asked)'
+        : passed
+          ? checks.map((c) => c.text).join('; ')
+          : `FAILED ${failed.map((c) => c.text).join('; ')}`),
   };
 }
 

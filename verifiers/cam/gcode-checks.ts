@@ -9,9 +9,17 @@ import type { GcodeProgram, Move } from './gcode-parse.js';
 type Box = { min: [number, number, number]; max: [number, number, number] };
 
 /** The moves that do work: FDM moves that advance filament across XY, or CNC feed/drill moves. */
-export function workingMoves(p: GcodeCheckParams, prog: GcodeProgram): { moves: Move[]; mode: 'fdm' | 'cnc'; what: string } {
+export function workingMoves(
+  p: GcodeCheckParams,
+  prog: GcodeProgram,
+): { moves: Move[]; mode: 'fdm' | 'cnc'; what: string } {
   const mode = p.mode ?? (prog.moves.some((m) => m.e !== 0) ? 'fdm' : 'cnc');
-  if (mode === 'cnc') return { mode, moves: prog.moves.filter((m) => m.kind !== 'rapid'), what: 'cutting moves (G1/G2/G3, drilling)' };
+  if (mode === 'cnc')
+    return {
+      mode,
+      moves: prog.moves.filter((m) => m.kind !== 'rapid'),
+      what: 'cutting moves (G1/G2/G3, drilling)',
+    };
   const layered = p.layers_only && prog.moves.some((m) => m.inLayers);
   const moves = prog.moves.filter(
     (m) =>
@@ -35,7 +43,11 @@ function bounds(moves: Move[]): Box {
   return b;
 }
 
-const ok = (passed: boolean, v: Omit<Verdict, 'passed' | 'score'>): Verdict => ({ passed, score: passed ? 1 : 0, ...v });
+const ok = (passed: boolean, v: Omit<Verdict, 'passed' | 'score'>): Verdict => ({
+  passed,
+  score: passed ? 1 : 0,
+  ...v,
+});
 const fail = (reason: string): Verdict => ({ passed: false, score: 0, reason });
 
 /** Judges one check. */
@@ -51,11 +63,17 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
       const t = p.abs_tol;
       const bad: string[] = [];
       if (p.expected) {
-        const off = Math.max(...p.expected.min.map((v, i) => Math.abs(b.min[i]! - v)), ...p.expected.max.map((v, i) => Math.abs(b.max[i]! - v)));
+        const off = Math.max(
+          ...p.expected.min.map((v, i) => Math.abs(b.min[i]! - v)),
+          ...p.expected.max.map((v, i) => Math.abs(b.max[i]! - v)),
+        );
         if (off > t) bad.push(`bounds differ from ${box(p.expected)} by up to ${fmt(off)}`);
       }
       if (p.within) {
-        const out = Math.max(...p.within.min.map((v, i) => v - b.min[i]!), ...p.within.max.map((v, i) => b.max[i]! - v));
+        const out = Math.max(
+          ...p.within.min.map((v, i) => v - b.min[i]!),
+          ...p.within.max.map((v, i) => b.max[i]! - v),
+        );
         if (out > t) bad.push(`leaves ${box(p.within)} by ${fmt(out)}`);
       }
       if (p.size) {
@@ -67,8 +85,18 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
         if (off > t) bad.push(`XY centre ${vec(centre)} is ${fmt(off)} from ${vec(p.center)}`);
       }
       return ok(bad.length === 0, {
-        measured: { min: b.min.map(round), max: b.max.map(round), size: size.map(round), center: centre.map(round) },
-        expected: { ...(p.expected ?? {}), ...(p.within ? { within: p.within } : {}), ...(p.size ? { size: p.size } : {}), ...(p.center ? { center: p.center } : {}) },
+        measured: {
+          min: b.min.map(round),
+          max: b.max.map(round),
+          size: size.map(round),
+          center: centre.map(round),
+        },
+        expected: {
+          ...(p.expected ?? {}),
+          ...(p.within ? { within: p.within } : {}),
+          ...(p.size ? { size: p.size } : {}),
+          ...(p.center ? { center: p.center } : {}),
+        },
         tolerance: { abs: t },
         reason: `${w.moves.length} ${w.what} span ${box(b)} (size ${vec(size)}, XY centre ${vec(centre)}) → ${bad.length === 0 ? `matches (±${t})` : bad.join('; ')}`,
       });
@@ -89,7 +117,8 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
       return layerHeight(p, w.moves, w.what);
     case 'rapids': {
       // a rapid straight up out of the cut (same XY, ending above the top) is a retract, not a crash
-      const retract = (m: Move): boolean => m.from[0] === m.to[0] && m.from[1] === m.to[1] && m.to[2] >= p.stock_top - 1e-6;
+      const retract = (m: Move): boolean =>
+        m.from[0] === m.to[0] && m.from[1] === m.to[1] && m.to[2] >= p.stock_top - 1e-6;
       const hits = prog.moves.filter(
         (m) =>
           m.kind === 'rapid' &&
@@ -97,15 +126,23 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
           !retract(m) &&
           (p.footprint === undefined || crosses(m, p.footprint)),
       );
-      const lowest = hits.length === 0 ? undefined : hits.reduce((a, m) => Math.min(a, m.from[2], m.to[2]), Infinity);
+      const lowest =
+        hits.length === 0 ? undefined : hits.reduce((a, m) => Math.min(a, m.from[2], m.to[2]), Infinity);
       return ok(hits.length === 0, {
-        measured: { rapids_below_top: hits.length, lowest_z: lowest === undefined ? null : round(lowest), lines: hits.slice(0, 5).map((m) => m.line) },
+        measured: {
+          rapids_below_top: hits.length,
+          lowest_z: lowest === undefined ? null : round(lowest),
+          lines: hits.slice(0, 5).map((m) => m.line),
+        },
         expected: { rapids_below_top: 0, stock_top: p.stock_top },
         tolerance: 0,
         reason:
           hits.length === 0
             ? `no G0 rapid goes below the stock top Z ${p.stock_top}${p.footprint ? ' over the stock' : ''} (${prog.moves.filter((m) => m.kind === 'rapid').length} rapids)`
-            : `${hits.length} G0 rapid(s) go below the stock top Z ${p.stock_top}, down to Z ${fmt(lowest!)} (lines ${hits.slice(0, 5).map((m) => m.line).join(', ')}): a rapid into material crashes the tool`,
+            : `${hits.length} G0 rapid(s) go below the stock top Z ${p.stock_top}, down to Z ${fmt(lowest!)} (lines ${hits
+                .slice(0, 5)
+                .map((m) => m.line)
+                .join(', ')}): a rapid into material crashes the tool`,
       });
     }
     case 'feeds': {
@@ -125,10 +162,15 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
       const bad: string[] = [];
       if (p.count !== undefined && tools.length !== p.count) bad.push(`want exactly ${p.count}`);
       if (p.min !== undefined && tools.length < p.min) bad.push(`want at least ${p.min}`);
-      if (p.tools !== undefined && tools.join(',') !== p.tools.join(',')) bad.push(`want tools ${p.tools.map((t) => `T${t}`).join(' → ') || 'none'}`);
+      if (p.tools !== undefined && tools.join(',') !== p.tools.join(','))
+        bad.push(`want tools ${p.tools.map((t) => `T${t}`).join(' → ') || 'none'}`);
       return ok(bad.length === 0, {
         measured: tools,
-        expected: { ...(p.count !== undefined ? { count: p.count } : {}), ...(p.min !== undefined ? { min: p.min } : {}), ...(p.tools ? { tools: p.tools } : {}) },
+        expected: {
+          ...(p.count !== undefined ? { count: p.count } : {}),
+          ...(p.min !== undefined ? { min: p.min } : {}),
+          ...(p.tools ? { tools: p.tools } : {}),
+        },
         tolerance: 0,
         reason: `${tools.length} tool change(s) (M6)${tools.length ? `: ${tools.map((t) => `T${t}`).join(' → ')}` : ''}${bad.length ? ` → ${bad.join('; ')}` : ''}`,
       });
@@ -137,7 +179,9 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
       const len = prog.moves.reduce((a, m) => a + m.e, 0);
       const area = Math.PI * (p.filament_diameter / 2) ** 2;
       const vol = len * area;
-      const ratio = p.part_volume ? ` = ${fmt((100 * vol) / p.part_volume)} % of the part's ${fmt(p.part_volume)} mm³` : '';
+      const ratio = p.part_volume
+        ? ` = ${fmt((100 * vol) / p.part_volume)} % of the part's ${fmt(p.part_volume)} mm³`
+        : '';
       const base = `net filament ${fmt(len)} mm × π(${p.filament_diameter}/2)² = ${fmt(vol)} mm³${ratio}`;
       if (len <= 0) return fail(`no filament is extruded (net E ${fmt(len)} mm)`);
       if (p.range !== undefined)
@@ -162,14 +206,24 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
       const h = prog.header;
       const len = prog.moves.reduce((a, m) => a + m.e, 0);
       if (h.filamentMm === undefined || !(h.filamentMm > 0))
-        return fail(`no usable "filament used" comment from the slicer (${h.slicer ?? 'unknown slicer'}; moves extrude ${fmt(len)} mm)`);
+        return fail(
+          `no usable "filament used" comment from the slicer (${h.slicer ?? 'unknown slicer'}; moves extrude ${fmt(len)} mm)`,
+        );
       const err = relativeError(len, h.filamentMm);
       const bad: string[] = [];
       if (err > p.rel_tol) bad.push(`moves extrude ${fmt(len)} mm, ${pct(err)} off the header`);
       if (p.max_time_sec !== undefined && (h.timeSec === undefined || h.timeSec > p.max_time_sec))
-        bad.push(h.timeSec === undefined ? 'no estimated time' : `estimated time ${h.timeSec} s > ${p.max_time_sec} s`);
+        bad.push(
+          h.timeSec === undefined
+            ? 'no estimated time'
+            : `estimated time ${h.timeSec} s > ${p.max_time_sec} s`,
+        );
       return ok(bad.length === 0, {
-        measured: { header_filament_mm: h.filamentMm, moves_filament_mm: round(len), time_sec: h.timeSec ?? null },
+        measured: {
+          header_filament_mm: h.filamentMm,
+          moves_filament_mm: round(len),
+          time_sec: h.timeSec ?? null,
+        },
         expected: { filament: 'header = moves', ...(p.max_time_sec ? { max_time_sec: p.max_time_sec } : {}) },
         tolerance: { rel: p.rel_tol },
         reason: `${h.slicer ?? 'slicer'} header says ${fmt(h.filamentMm)} mm of filament${h.timeSec !== undefined ? `, ${h.timeSec} s` : ''}; the moves extrude ${fmt(len)} mm (${pct(err)} apart) → ${bad.length ? bad.join('; ') : 'consistent'}`,
@@ -180,7 +234,11 @@ export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
   }
 }
 
-function layerHeight(p: Extract<GcodeCheckParams, { check: 'layer_height' }>, moves: Move[], what: string): Verdict {
+function layerHeight(
+  p: Extract<GcodeCheckParams, { check: 'layer_height' }>,
+  moves: Move[],
+  what: string,
+): Verdict {
   const zs = [...new Set(moves.map((m) => Math.round(m.to[2] * 1000) / 1000))].sort((a, b) => a - b);
   if (zs.length < 2) return fail(`only ${zs.length} layer(s) of ${what}: cannot measure a layer height`);
   const h = zs.map((z, i) => (i === 0 ? z : z - zs[i - 1]!));
@@ -191,11 +249,16 @@ function layerHeight(p: Extract<GcodeCheckParams, { check: 'layer_height' }>, mo
   const passed = off.length === 0 && firstOk;
   return ok(passed, {
     measured: { layers: zs.length, first_layer: round(h[0]!), typical: round(mode), off_layers: off.length },
-    expected: { layer_height: p.expected, ...(p.first_layer !== undefined ? { first_layer: p.first_layer } : {}) },
+    expected: {
+      layer_height: p.expected,
+      ...(p.first_layer !== undefined ? { first_layer: p.first_layer } : {}),
+    },
     tolerance: { abs: p.abs_tol },
     reason:
       `${zs.length} layers of ${what}: first at Z ${fmt(h[0]!)}, typical height ${fmt(mode)} mm vs ${p.expected} ± ${p.abs_tol}` +
-      (off.length ? `; ${off.length} layer(s) off (e.g. ${fmt(off[0]!.x)} mm at Z ${fmt(zs[off[0]!.i]!)})` : '') +
+      (off.length
+        ? `; ${off.length} layer(s) off (e.g. ${fmt(off[0]!.x)} mm at Z ${fmt(zs[off[0]!.i]!)})`
+        : '') +
       (firstOk ? '' : `; first layer ${fmt(h[0]!)} mm vs ${p.first_layer}`) +
       ` → ${passed ? 'matches' : 'wrong layer height'}`,
   });
@@ -205,7 +268,12 @@ function holes(p: Extract<GcodeCheckParams, { check: 'holes' }>, prog: GcodeProg
   const found: { x: number; y: number; z: number }[] = prog.holes.map((h) => ({ ...h }));
   // plunges: vertical feed moves ending below the stock top, merged by XY
   for (const m of prog.moves)
-    if (m.kind === 'feed' && m.to[2] < m.from[2] && m.to[2] < p.stock_top && Math.hypot(m.to[0] - m.from[0], m.to[1] - m.from[1]) < 1e-6) {
+    if (
+      m.kind === 'feed' &&
+      m.to[2] < m.from[2] &&
+      m.to[2] < p.stock_top &&
+      Math.hypot(m.to[0] - m.from[0], m.to[1] - m.from[1]) < 1e-6
+    ) {
       const h = found.find((q) => Math.hypot(q.x - m.to[0], q.y - m.to[1]) <= Math.max(p.abs_tol, 1e-3));
       if (h) h.z = Math.min(h.z, m.to[2]);
       else found.push({ x: m.to[0], y: m.to[1], z: m.to[2] });
@@ -218,7 +286,8 @@ function holes(p: Extract<GcodeCheckParams, { check: 'holes' }>, prog: GcodeProg
     if (k < 0) missing.push(want);
     else {
       const h = unmatched.splice(k, 1)[0]!;
-      if (p.depth !== undefined && Math.abs(h.z - p.depth) > p.depth_tol) wrongDepth.push(`${vec([h.x, h.y])} to Z ${fmt(h.z)}`);
+      if (p.depth !== undefined && Math.abs(h.z - p.depth) > p.depth_tol)
+        wrongDepth.push(`${vec([h.x, h.y])} to Z ${fmt(h.z)}`);
     }
   }
   const passed = missing.length === 0 && unmatched.length === 0 && wrongDepth.length === 0;

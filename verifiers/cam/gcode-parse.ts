@@ -61,14 +61,27 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
   let type = '';
   let inLayers = false;
   let pendingTool: number | null = null;
-  const out: GcodeProgram = { moves: [], toolChanges: [], holes: [], header: {}, lines: lines.length, unreadable: [] };
+  const out: GcodeProgram = {
+    moves: [],
+    toolChanges: [],
+    holes: [],
+    header: {},
+    lines: lines.length,
+    unreadable: [],
+  };
   let codes = 0;
   for (let n = 0; n < lines.length; n++) {
     if ((n & 4095) === 0) clock.check();
     const raw = lines[n]!;
     const semi = raw.indexOf(';');
     const comment = semi >= 0 ? raw.slice(semi + 1).trim() : '';
-    if (comment !== '') readComment(comment, out.header, (t) => (type = t), () => (inLayers = true));
+    if (comment !== '')
+      readComment(
+        comment,
+        out.header,
+        (t) => (type = t),
+        () => (inLayers = true),
+      );
     // RS-274 comments are (…); an unclosed "(" runs to the end of the line
     const code = (semi >= 0 ? raw.slice(0, semi) : raw)
       .replace(/\([^)]*(\)|$)/g, '')
@@ -79,7 +92,10 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
     const words: Record<string, number[]> = {};
     for (const m of code.matchAll(WORD)) (words[m[1]!] ??= []).push(Number(m[2]));
     const g = words['G'] ?? [];
-    const bad = code.replace(WORD, '').replace(/\*\d+$/, '').trim();
+    const bad = code
+      .replace(WORD, '')
+      .replace(/\*\d+$/, '')
+      .trim();
     if (bad !== '' && g.some((c) => c <= 3) && out.unreadable.length < 5)
       out.unreadable.push(`line ${n + 1}: ${bad.slice(0, 30)}`);
     const mcodes = words['M'] ?? [];
@@ -131,9 +147,24 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
       const bottom = cycleZ ?? pos[2];
       const clear = retractMode === 98 ? Math.max(pos[2], r) : r;
       const top: [number, number, number] = [target[0], target[1], clear];
-      out.moves.push(mv('rapid', [...pos], [target[0], target[1], Math.max(pos[2], clear)], 0, f, type, inLayers, n));
-      out.moves.push(mv('rapid', [target[0], target[1], Math.max(pos[2], clear)], [target[0], target[1], r], 0, f, type, inLayers, n));
-      out.moves.push(mv('drill', [target[0], target[1], r], [target[0], target[1], bottom], 0, f, type, inLayers, n));
+      out.moves.push(
+        mv('rapid', [...pos], [target[0], target[1], Math.max(pos[2], clear)], 0, f, type, inLayers, n),
+      );
+      out.moves.push(
+        mv(
+          'rapid',
+          [target[0], target[1], Math.max(pos[2], clear)],
+          [target[0], target[1], r],
+          0,
+          f,
+          type,
+          inLayers,
+          n,
+        ),
+      );
+      out.moves.push(
+        mv('drill', [target[0], target[1], r], [target[0], target[1], bottom], 0, f, type, inLayers, n),
+      );
       out.holes.push({ x: target[0], y: target[1], z: bottom, line: n + 1 });
       [pos[0], pos[1], pos[2]] = top;
       continue;
@@ -197,12 +228,19 @@ function arc(
   const pts: [number, number, number][] = [];
   for (let i = 0; i <= k; i++) {
     const a = a0 + (sweep * i) / k;
-    pts.push(i === k ? [...to] : [cx + r * Math.cos(a), cy + r * Math.sin(a), from[2] + ((to[2] - from[2]) * i) / k]);
+    pts.push(
+      i === k ? [...to] : [cx + r * Math.cos(a), cy + r * Math.sin(a), from[2] + ((to[2] - from[2]) * i) / k],
+    );
   }
   return pts.slice(1).map((p, i) => [pts[i]!, p, de / k]);
 }
 
-function readComment(c: string, h: GcodeProgram['header'], setType: (t: string) => void, layer: () => void): void {
+function readComment(
+  c: string,
+  h: GcodeProgram['header'],
+  setType: (t: string) => void,
+  layer: () => void,
+): void {
   let m: RegExpExecArray | null;
   if ((m = /^TYPE:\s*(.*)$/i.exec(c))) setType(m[1]!.trim().toLowerCase());
   else if (/^LAYER(:\s*-?\d+|_CHANGE)\b/i.test(c)) layer();
@@ -218,6 +256,7 @@ function readComment(c: string, h: GcodeProgram['header'], setType: (t: string) 
 /** `1d 2h 29m 51s` → seconds. */
 function duration(s: string): number {
   let t = 0;
-  for (const m of s.matchAll(/(\d+)\s*([dhms])/g)) t += Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as 'd']!;
+  for (const m of s.matchAll(/(\d+)\s*([dhms])/g))
+    t += Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as 'd']!;
   return t;
 }

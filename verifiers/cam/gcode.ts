@@ -50,8 +50,17 @@ export const GcodeCheckParams = z.discriminatedUnion('check', [
     })
     .refine((p) => p.expected || p.within || p.size || p.center, 'give expected, within, size or center'),
   z
-    .object({ check: z.literal('min_z'), target: z.number().optional(), abs_tol: z.number().nonnegative().default(0.05), range: range.optional(), ...common })
-    .refine((p) => (p.target === undefined) !== (p.range === undefined), 'give exactly one of target and range'),
+    .object({
+      check: z.literal('min_z'),
+      target: z.number().optional(),
+      abs_tol: z.number().nonnegative().default(0.05),
+      range: range.optional(),
+      ...common,
+    })
+    .refine(
+      (p) => (p.target === undefined) !== (p.range === undefined),
+      'give exactly one of target and range',
+    ),
   z.object({
     check: z.literal('layer_height'),
     /** Height of every layer but the first and the last. */
@@ -79,7 +88,10 @@ export const GcodeCheckParams = z.discriminatedUnion('check', [
       tools: z.array(z.number().int().nonnegative()).optional(),
       ...common,
     })
-    .refine((p) => p.count !== undefined || p.min !== undefined || p.tools !== undefined, 'give count, min or tools'),
+    .refine(
+      (p) => p.count !== undefined || p.min !== undefined || p.tools !== undefined,
+      'give count, min or tools',
+    ),
   z
     .object({
       check: z.literal('extruded_volume'),
@@ -93,7 +105,10 @@ export const GcodeCheckParams = z.discriminatedUnion('check', [
       part_volume: z.number().positive().optional(),
       ...common,
     })
-    .refine((p) => (p.target === undefined) !== (p.range === undefined), 'give exactly one of target and range'),
+    .refine(
+      (p) => (p.target === undefined) !== (p.range === undefined),
+      'give exactly one of target and range',
+    ),
   z.object({
     check: z.literal('header'),
     /** Relative tolerance between the slicer's "filament used" and the filament the moves extrude. */

@@ -155,7 +155,16 @@ function toModel(dxf: ParsedDxf, table: Map<string, { color: number; linetype: s
     color: table.get(name)?.color ?? dxf.tables?.layer?.layers?.[name]?.colorIndex ?? 7,
     linetype: table.get(name)?.linetype ?? 'Continuous',
   }));
-  const m: DxfModel = { layers, entities: [], segments: [], circles: [], arcs: [], dimensions: [], texts: [], extents: null };
+  const m: DxfModel = {
+    layers,
+    entities: [],
+    segments: [],
+    circles: [],
+    arcs: [],
+    dimensions: [],
+    texts: [],
+    extents: null,
+  };
   for (const e of dxf.entities ?? []) {
     const layer = e.layer ?? '0';
     m.entities.push({
@@ -165,7 +174,8 @@ function toModel(dxf: ParsedDxf, table: Map<string, { color: number; linetype: s
       ...(e.colorIndex === undefined ? {} : { color: e.colorIndex }),
     });
     const v = e.vertices ?? [];
-    if (e.type === 'LINE' && v.length >= 2) m.segments.push({ a: p(v[0]!), b: p(v[1]!), layer, type: e.type });
+    if (e.type === 'LINE' && v.length >= 2)
+      m.segments.push({ a: p(v[0]!), b: p(v[1]!), layer, type: e.type });
     else if ((e.type === 'LWPOLYLINE' || e.type === 'POLYLINE') && v.length >= 2) {
       const n = e.shape === true ? v.length : v.length - 1;
       for (let i = 0; i < n; i++) {
@@ -236,8 +246,14 @@ export function plainMtext(s: string): string {
 function extents(m: DxfModel): { min: P2; max: P2 } | null {
   const xs: number[] = [];
   const ys: number[] = [];
-  for (const s of m.segments) xs.push(s.a[0], s.b[0]), ys.push(s.a[1], s.b[1]);
-  for (const c of m.circles) xs.push(c.center[0] - c.radius, c.center[0] + c.radius), ys.push(c.center[1] - c.radius, c.center[1] + c.radius);
+  for (const s of m.segments) {
+    xs.push(s.a[0], s.b[0]);
+    ys.push(s.a[1], s.b[1]);
+  }
+  for (const c of m.circles) {
+    xs.push(c.center[0] - c.radius, c.center[0] + c.radius);
+    ys.push(c.center[1] - c.radius, c.center[1] + c.radius);
+  }
   for (const a of m.arcs) {
     const span = (((a.end - a.start) % 360) + 360) % 360 || 360;
     for (let k = 0; k <= 72; k++) {

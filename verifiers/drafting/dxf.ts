@@ -65,7 +65,8 @@ export type DxfDrawingParams = z.infer<typeof DxfDrawingParams>;
 /** The `dxf.drawing` verifier. */
 export const dxfDrawing: Verifier = {
   name: 'dxf.drawing',
-  description: 'Reopens a DXF with dxf-parser: layers, entity counts, geometry positions, dimension values, texts, extents',
+  description:
+    'Reopens a DXF with dxf-parser: layers, entity counts, geometry positions, dimension values, texts, extents',
   params: DxfDrawingParams,
   async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
     const p = DxfDrawingParams.parse(criterion.params);
@@ -101,10 +102,16 @@ function judge(file: string, p: DxfDrawingParams, m: DxfModel): Verdict {
       return items(matchLayers(m, p.expected), m.layers, 'exact name (any case), ACI colour, linetype');
     case 'entities': {
       const rs = p.expected.map((r) => {
-        const n = m.entities.filter((e) => (r.type === undefined || e.type === r.type) && (r.layer === undefined || e.layer === r.layer)).length;
+        const n = m.entities.filter(
+          (e) =>
+            (r.type === undefined || e.type === r.type) && (r.layer === undefined || e.layer === r.layer),
+        ).length;
         const ok = n >= r.min && (r.max === undefined || n <= r.max);
         const what = [r.type ?? 'entities', r.layer === undefined ? '' : `on ${r.layer}`].join(' ').trim();
-        return { item: `${what}: ${n} (expected ${r.max === undefined ? `≥ ${r.min}` : `${r.min}–${r.max}`})`, ok };
+        return {
+          item: `${what}: ${n} (expected ${r.max === undefined ? `≥ ${r.min}` : `${r.min}–${r.max}`})`,
+          ok,
+        };
       });
       const counts: Record<string, number> = {};
       for (const e of m.entities) counts[`${e.type}@${e.layer}`] = (counts[`${e.type}@${e.layer}`] ?? 0) + 1;
@@ -113,7 +120,9 @@ function judge(file: string, p: DxfDrawingParams, m: DxfModel): Verdict {
     }
     case 'geometry':
       return items(
-        matchGeometry(m, p.expected, p.tol).map((r) => (r.layerOk === false ? { ...r, ok: false, note: 'on the wrong layer' } : r)),
+        matchGeometry(m, p.expected, p.tol).map((r) =>
+          r.layerOk === false ? { ...r, ok: false, note: 'on the wrong layer' } : r,
+        ),
         { segments: m.segments.length, circles: m.circles.length, arcs: m.arcs.length },
         { position: p.tol },
       );
@@ -124,11 +133,24 @@ function judge(file: string, p: DxfDrawingParams, m: DxfModel): Verdict {
         { abs: p.tol },
       );
     case 'texts':
-      return items(matchTexts(m, p.expected), m.texts.map((t) => t.text), 'substring, any case (or /regex/)');
+      return items(
+        matchTexts(m, p.expected),
+        m.texts.map((t) => t.text),
+        'substring, any case (or /regex/)',
+      );
     case 'extents': {
-      if (m.extents === null) return { passed: false, score: 0, expected: p.expected, reason: `${file} has no geometry to measure` };
+      if (m.extents === null)
+        return {
+          passed: false,
+          score: 0,
+          expected: p.expected,
+          reason: `${file} has no geometry to measure`,
+        };
       const size = [m.extents.max[0] - m.extents.min[0], m.extents.max[1] - m.extents.min[1]];
-      const off = [...size.map((s, i) => Math.abs(s - p.expected[i]!)), ...(p.min ?? []).map((x, i) => Math.abs(m.extents!.min[i]! - x))];
+      const off = [
+        ...size.map((s, i) => Math.abs(s - p.expected[i]!)),
+        ...(p.min ?? []).map((x, i) => Math.abs(m.extents!.min[i]! - x)),
+      ];
       const worst = Math.max(...off);
       const ok = worst <= p.abs_tol;
       return {

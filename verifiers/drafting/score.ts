@@ -25,7 +25,12 @@ import {
 } from './spec.js';
 
 /** Part weights (fractions of 100). */
-export const DRAFTING_WEIGHTS = { geometry: 0.6, dimensions: 0.25, annotations: 0.1, presentation: 0.05 } as const;
+export const DRAFTING_WEIGHTS = {
+  geometry: 0.6,
+  dimensions: 0.25,
+  annotations: 0.1,
+  presentation: 0.05,
+} as const;
 /** Score at or above which a drawing counts as completed. */
 export const DRAFTING_PASS = 75;
 
@@ -42,7 +47,12 @@ export interface DraftingParts {
  *
  * @example draftingScore({ geometry: 1, dimensions: 0, annotations: 1, presentation: 1 }) // { raw: 75, score: 75, completed: true }
  */
-export function draftingScore(parts: DraftingParts): { raw: number; cap: number; score: number; completed: boolean } {
+export function draftingScore(parts: DraftingParts): {
+  raw: number;
+  cap: number;
+  score: number;
+  completed: boolean;
+} {
   const clamp = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
   const g = clamp(parts.geometry);
   const raw =
@@ -99,7 +109,9 @@ export const draftingScoreVerifier: Verifier = {
     const notes = matchTexts(m, p.spec.annotations);
     const pres: ItemResult[] = [
       ...matchLayers(m, p.spec.layers),
-      ...geo.filter((g) => g.layerOk !== undefined).map((g) => ({ item: `${g.item} on its layer`, ok: g.layerOk === true })),
+      ...geo
+        .filter((g) => g.layerOk !== undefined)
+        .map((g) => ({ item: `${g.item} on its layer`, ok: g.layerOk === true })),
     ];
     const parts: DraftingParts = {
       geometry: fraction(geo),

@@ -75,18 +75,27 @@ export function matchGeometry(
       it.layer === undefined || layers.length === 0 ? undefined : layers.every((l) => l === it.layer);
     if ('circle' in it) {
       const r = 'radius' in it.circle ? it.circle.radius : it.circle.diameter / 2;
-      const hit = m.circles.find((c) => d(c.center, it.circle.center) <= tol && Math.abs(c.radius - r) <= tol);
+      const hit = m.circles.find(
+        (c) => d(c.center, it.circle.center) <= tol && Math.abs(c.radius - r) <= tol,
+      );
       const res = { item: `circle r=${r} at ${fmtP(it.circle.center)}`, ok: hit !== undefined };
       const lo = layerOk(hit ? [hit.layer] : []);
       return lo === undefined ? res : { ...res, layerOk: lo };
     }
     if ('arc' in it) {
       const a = it.arc;
-      const ang = (x: number, y: number): boolean => Math.abs((((x - y) % 360) + 540) % 360 - 180) <= 0.5;
+      const ang = (x: number, y: number): boolean => Math.abs(((((x - y) % 360) + 540) % 360) - 180) <= 0.5;
       const hit = m.arcs.find(
-        (c) => d(c.center, a.center) <= tol && Math.abs(c.radius - a.radius) <= tol && ang(c.start, a.start) && ang(c.end, a.end),
+        (c) =>
+          d(c.center, a.center) <= tol &&
+          Math.abs(c.radius - a.radius) <= tol &&
+          ang(c.start, a.start) &&
+          ang(c.end, a.end),
       );
-      const res = { item: `arc r=${a.radius} at ${fmtP(a.center)} ${a.start}°–${a.end}°`, ok: hit !== undefined };
+      const res = {
+        item: `arc r=${a.radius} at ${fmtP(a.center)} ${a.start}°–${a.end}°`,
+        ok: hit !== undefined,
+      };
       const lo = layerOk(hit ? [hit.layer] : []);
       return lo === undefined ? res : { ...res, layerOk: lo };
     }
@@ -103,11 +112,16 @@ export function matchGeometry(
       if (hit !== undefined) layers.push(hit.layer);
       return hit === undefined;
     });
-    const name = 'line' in it ? `line ${fmtP(pts[0]!)}–${fmtP(pts[1]!)}` : `${closed ? 'closed ' : ''}polyline through ${pts.map(fmtP).join(' ')}`;
+    const name =
+      'line' in it
+        ? `line ${fmtP(pts[0]!)}–${fmtP(pts[1]!)}`
+        : `${closed ? 'closed ' : ''}polyline through ${pts.map(fmtP).join(' ')}`;
     const res: ItemResult = {
       item: name,
       ok: missing.length === 0,
-      ...(missing.length === 0 || 'line' in it ? {} : { note: `${missing.length} of ${edges.length} edges missing` }),
+      ...(missing.length === 0 || 'line' in it
+        ? {}
+        : { note: `${missing.length} of ${edges.length} edges missing` }),
     };
     const lo = layerOk(missing.length === 0 ? layers : []);
     return lo === undefined ? res : { ...res, layerOk: lo };
@@ -119,7 +133,9 @@ export function matchDimensions(m: DxfModel, items: readonly DimensionItem[], to
   const free = [...m.dimensions];
   return items.map((it) => {
     const t = it.tol ?? tol;
-    const i = free.findIndex((x) => Math.abs(x.value - it.value) <= t && (it.kind === undefined || x.kind === it.kind));
+    const i = free.findIndex(
+      (x) => Math.abs(x.value - it.value) <= t && (it.kind === undefined || x.kind === it.kind),
+    );
     if (i >= 0) free.splice(i, 1);
     return { item: `${it.kind ?? 'dimension'} ${it.value}`, ok: i >= 0 };
   });

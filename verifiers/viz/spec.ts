@@ -101,7 +101,8 @@ export const SceneSpecShape = {
     .optional(),
   tolerance: SceneTolerance,
 };
-const SceneSpecSchema = z.object(SceneSpecShape);
+/** The scene spec as a schema of its own. */
+export const SceneSpecSchema = z.object(SceneSpecShape);
 export type SceneSpec = z.infer<typeof SceneSpecSchema>;
 
 /** One compared item. */

@@ -91,12 +91,13 @@ export function distributedCommands(program: Command): void {
     .description('pull episode jobs from JetStream and run them; resumes episodes whose worker died')
     .option('-c, --concurrency <n>', 'episodes at once', '1')
     .option('--ack-wait <sec>', 'seconds without a heartbeat before a job goes to another worker', '30')
+    .option('--max-deliver <n>', 'deliveries of a job before it is given up (a poison job)', '20')
     .option('--idle-exit <sec>', 'exit after this long without a job (default: run until Ctrl-C)')
     .addHelpText(
       'after',
       '\nCtrl-C: stop taking jobs and finish the running episodes; twice: quit now (they resume elsewhere).',
     )
-    .action(async (f: { concurrency: string; ackWait: string; idleExit?: string }) => {
+    .action(async (f: { concurrency: string; ackWait: string; maxDeliver: string; idleExit?: string }) => {
       const concurrency = int('concurrency', f.concurrency);
       const ackWaitMs = int('ack-wait', f.ackWait) * 1000;
       const s = await streamsOrExit();
@@ -112,7 +113,7 @@ export function distributedCommands(program: Command): void {
       try {
         const provider = new DockerSandboxProvider();
         await provider.removeOrphans().catch(() => 0);
-        const queue = await JobQueue.open(s.nc, { ackWaitMs });
+        const queue = await JobQueue.open(s.nc, { ackWaitMs, maxDeliver: int('max-deliver', f.maxDeliver) });
         console.error(`worker ${hostname()}:${process.pid} on ${s.where}, concurrency ${concurrency}`);
         const view = new ProgressView();
         const done = await runWorker(

@@ -18,11 +18,12 @@ export function verifySuiteCommand(tasks: Command): void {
     .argument('[dir]', 'task or suite folder', 'tasks')
     .option('-c, --concurrency <n>', 'episodes at once', '2')
     .option('--json [file]', 'write the checks as JSON to stdout or a file')
+    .option('--strict', 'a defect must fail exactly the criteria it names, no others')
     .addHelpText(
       'after',
       '\nExit codes: 0 every check as expected, 1 a surprise (or an infra_error), 2 bad input.',
     )
-    .action(async (dir: string, o: { concurrency: string; json?: string | boolean }) => {
+    .action(async (dir: string, o: { concurrency: string; json?: string | boolean; strict?: boolean }) => {
       const concurrency = Number(o.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new CliExit(
@@ -39,6 +40,7 @@ export function verifySuiteCommand(tasks: Command): void {
         );
         const view = new ProgressView();
         const r = await verifySuite(tasks, deps, {
+          strict: o.strict ?? false,
           runId,
           runDir,
           concurrency,
