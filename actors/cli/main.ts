@@ -30,6 +30,13 @@ replayCommand(program);
 distributedCommands(program);
 miscCommands(program);
 
+// A closed pipe (`engiloop … | head`) ends output quietly instead of crashing.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+
 const shutdown = await initTelemetry();
 try {
   await program.parseAsync(process.argv);
