@@ -79,8 +79,8 @@ export function benchFold(opts: { rounds: number; repeat: number }): FoldRow[] {
     return { name, perSec: (events.length * opts.repeat) / ((performance.now() - t) / 1000) };
   };
   return [
-    time(`fold (transition only), ${opts.rounds}-round episode`, () => void fold(events)),
-    time(`decode + fold, ${opts.rounds}-round episode`, () => void fold(bytes.map((b) => decodeEvent(b)))),
+    time(`fold (transition only), ${events.length}-event episode`, () => void fold(events)),
+    time(`decode + fold, ${events.length}-event episode`, () => void fold(bytes.map((b) => decodeEvent(b)))),
   ];
 }
 

@@ -16,8 +16,8 @@ console.error(`sandbox: ${nCmd} commands each way…`);
 const sandbox = await benchSandbox({ n: nCmd });
 console.error(`streams: ${nAppend} appends per variant…`);
 const streams = await benchStreams({ n: nAppend });
-console.error(`fold: a ${rounds}-round episode, 20 times…`);
-const folds = benchFold({ rounds, repeat: 20 });
+console.error(`fold: a ${rounds}-round episode 20 times, and a 10,000-event episode…`);
+const folds = [...benchFold({ rounds, repeat: 20 }), ...benchFold({ rounds: 3_333, repeat: 2 })];
 
 console.log('\n## Per-command overhead (command `true`)');
 console.log(formatBench(sandbox));

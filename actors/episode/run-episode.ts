@@ -26,6 +26,24 @@ import { pendingEffect, restore } from './restore.js';
 import { resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
+/**
+ * Retries an append through a short NATS outage (a restart, a leader election): retryable errors
+ * only, with backoff, for about 20 s in all. A conflict is never retried.
+ */
+async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      const retryable =
+        (e as { retryable?: unknown }).retryable === true ||
+        /timeout|disconnect|closed|503/i.test(String((e as Error).message));
+      if (!retryable || hasCode(e, 'LOG_CONFLICT') || attempt >= 8) throw e;
+      await new Promise((r) => setTimeout(r, Math.min(4_000, 250 * 2 ** attempt)));
+    }
+  }
+}
+
 function describeAction(e: EpisodeEvent): string | null {
   if (e.type === 'action.executed')
     return e.action.type === 'shell' ? e.action.command.split('\n')[0]!.slice(0, 60) : e.action.type;
@@ -72,11 +90,14 @@ export async function runEpisode(
   const emit = async (draft: EventDraft): Promise<void> => {
     // Large outputs go to the object store; what the machine sees is exactly what a later process
     // decodes from the log.
-    const stored = await externalize({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent, deps.blobs);
+    const stored = await withRetry(() =>
+      externalize({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent, deps.blobs),
+    );
     const event = decodeEvent(encodeEvent(stored));
     const sink = await sinkP;
     try {
-      await sink.append(event);
+      // A retried append reuses its message id, so one that was in fact stored is not stored twice.
+      await withRetry(() => sink.append(event));
     } catch (e) {
       // LOG_CONFLICT: another worker holds the episode now; this one must stop without writing.
       throw new RecordingError(

@@ -67,6 +67,12 @@ export async function runJob(env: WorkerEnv, held: HeldJob, o: WorkerOptions): P
         ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       },
     );
+    if (result.error?.code === 'LOG_WRITE_FAILED') {
+      // The log could not be written (NATS down longer than the retries): the episode is not over.
+      o.log?.(`${job.episodeId}: cannot write its log; giving the job back to be resumed`);
+      held.msg.nak(5_000);
+      return null;
+    }
     if (result.error?.code === 'LOG_CONFLICT') {
       o.log?.(`${job.episodeId}: another worker took this episode over; stopping without acknowledging`);
       return null;

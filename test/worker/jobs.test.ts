@@ -78,8 +78,11 @@ describe('jobs', () => {
       join(import.meta.dirname, '../fixtures/episodes/openscad-plate.v2.b64'),
     );
     const episodeId = `${newRunId()}-openscad-plate-1`;
+    // Shifted to now: the episode's wall-clock cap counts from its recorded start.
+    const shift = Date.now() - 5_000 - recorded[0]!.at;
     const prior = recorded
       .slice(0, 6)
+      .map((e) => ({ ...e, at: e.at + shift }))
       .map((e) => (e.type === 'episode.started' ? { ...e, episodeId, task: lt.task } : e));
     const w = kit.log.writer(episodeId);
     for (const e of prior) await w.append(e);
