@@ -6,18 +6,16 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { JobQueue, localNatsStatus, stopLocalNats } from '../../../streams/index.js';
-import { loadSuite } from '../../../tasks/index.js';
-import { createAgent, validateAgentSpec } from '../../agents/index.js';
 import { verifyTask } from '../../episode/index.js';
 import { engiloopHome } from '../../paths.js';
 import { newRunId, planEpisodes } from '../../run/index.js';
 import { DockerSandboxProvider, createRunTool } from '../../sandbox/index.js';
 import { packTask, runProgress, runWorker } from '../../worker/index.js';
 import { CliExit, EXIT } from '../exit.js';
+import { loadRunTasks } from '../run-tasks.js';
 import { ProgressView } from '../progress.js';
 import { localNatsDir, openStreams, type StreamsEnv } from '../streams-env.js';
 import { fmtMs, table } from '../table.js';
-import { checkCriterion } from './tasks.js';
 
 async function streamsOrExit(): Promise<StreamsEnv> {
   return openStreams().catch((e: Error) => {
@@ -41,19 +39,7 @@ export function distributedCommands(program: Command): void {
     .option('-r, --repeat <k>', 'episodes per task', '1')
     .action(async (path: string, f: { agent: string; repeat: string }) => {
       const repeat = int('repeat', f.repeat);
-      try {
-        validateAgentSpec(f.agent);
-      } catch (e) {
-        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
-      }
-      const { tasks, errors } = await loadSuite(path, { checkCriterion });
-      for (const e of errors) console.error(`skipping invalid task: ${e.message}`);
-      if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${path}`);
-      try {
-        for (const lt of tasks) createAgent(f.agent, lt);
-      } catch (e) {
-        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
-      }
+      const { tasks, errors } = await loadRunTasks(path, f.agent);
       const s = await streamsOrExit();
       try {
         const queue = await JobQueue.open(s.nc);

@@ -2,14 +2,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { loadSuite } from '../../../tasks/index.js';
-import { createAgent, validateAgentSpec } from '../../agents/index.js';
 import { planEpisodes, runSuite } from '../../run/index.js';
 import { CliExit, EXIT } from '../exit.js';
+import { loadRunTasks } from '../run-tasks.js';
 import { ProgressView } from '../progress.js';
 import { withRunEnv } from '../run-env.js';
 import { resultsReport } from '../table.js';
-import { checkCriterion } from './tasks.js';
 
 interface RunFlags {
   agent: string;
@@ -41,19 +39,7 @@ export function runCommand(program: Command): void {
     .action(async (path: string, f: RunFlags) => {
       const concurrency = positiveInt('concurrency', f.concurrency);
       const repeat = positiveInt('repeat', f.repeat);
-      try {
-        validateAgentSpec(f.agent);
-      } catch (e) {
-        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
-      }
-      const { tasks, errors } = await loadSuite(path, { checkCriterion });
-      for (const e of errors) console.error(`skipping invalid task: ${e.message}`);
-      if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${path}`);
-      try {
-        for (const lt of tasks) createAgent(f.agent, lt);
-      } catch (e) {
-        throw new CliExit(EXIT.BAD_INPUT, (e as Error).message);
-      }
+      const { tasks, errors } = await loadRunTasks(path, f.agent);
 
       await withRunEnv(async ({ streams, deps, runId, runDir, signal }) => {
         const plan = planEpisodes(runId, tasks, repeat);
