@@ -9,6 +9,7 @@ import type { Verdict } from '../types.js';
 import { holesOf, matchHoles, type ExpectedHole } from './holes.js';
 import { fmt, pct, round, tolerance, vec, withinTolerance } from './numbers.js';
 import type { BrepFacts, Vec3 } from './occt-facts.js';
+import { ClosenessSchema } from '../params.js';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const axis = z.union([z.enum(['x', 'y', 'z']), vec3]);
@@ -48,10 +49,7 @@ export const BrepPropertyParams = z.discriminatedUnion('property', [
        * Score by closeness instead of a tolerance (for `quality` criteria): 1 at a relative error
        * ≤ `full`, falling linearly to 0 at ≥ `zero`; passes while the score is above 0.
        */
-      closeness: z
-        .object({ full: z.number().nonnegative(), zero: z.number().positive() })
-        .refine((c) => c.zero > c.full, 'zero must be greater than full')
-        .optional(),
+      closeness: ClosenessSchema.optional(),
     })
     .refine((p) => needTol(p) || p.closeness !== undefined, 'give rel_tol, abs_tol or closeness'),
   z

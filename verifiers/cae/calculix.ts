@@ -14,6 +14,7 @@ import { closeness, DEFAULT_CLOSENESS, relativeError } from '../score.js';
 import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
 import { loadSource, resolveInp, type Sources } from './calculix-source.js';
 import { convergence, displacement, frequency, maxVonMises, reactionSum, type Measured } from './measure.js';
+import { ClosenessSchema, RangeSchema } from '../params.js';
 
 /** Tool image with calculix-ccx. */
 export const CCX_IMAGE = 'engiloop/cli:latest';
@@ -57,16 +58,10 @@ export const CalculixResultParams = z
     step_time: z.number().positive().default(1),
     min_steps: z.number().int().positive().default(1),
     /** Inclusive range the value must fall in (a gate). */
-    range: z
-      .object({ min: z.number().optional(), max: z.number().optional() })
-      .refine((r) => r.min !== undefined || r.max !== undefined, 'give min, max or both')
-      .optional(),
+    range: RangeSchema.optional(),
     /** Target value, scored by closeness of the relative error. */
     target: z.number().optional(),
-    closeness: z
-      .object({ full: z.number().nonnegative(), zero: z.number().positive() })
-      .refine((c) => c.zero > c.full, 'zero must be greater than full')
-      .default(DEFAULT_CLOSENESS),
+    closeness: ClosenessSchema.default(DEFAULT_CLOSENESS),
     /** Unit for readable reasons (`mm`, `MPa`, `N`, `Hz`). */
     unit: z.string().default(''),
     /** Re-solve the delivered `.inp` with ccx and read the fresh results. */

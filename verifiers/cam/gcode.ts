@@ -12,12 +12,11 @@ import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../type
 import { judgeCheck } from './gcode-checks.js';
 import { parseGcode, type GcodeProgram } from './gcode-parse.js';
 import { DEFAULT_CLOSENESS } from '../score.js';
+import { ClosenessSchema, RangeSchema } from '../params.js';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const vec2 = z.tuple([z.number(), z.number()]);
-const range = z
-  .object({ min: z.number().optional(), max: z.number().optional() })
-  .refine((r) => r.min !== undefined || r.max !== undefined, 'give min, max or both');
+const range = RangeSchema;
 const common = {
   /** `fdm` (extrusion) or `cnc` (cutting). Default: `fdm` when any move has an E word. */
   mode: z.enum(['fdm', 'cnc']).optional(),
@@ -27,10 +26,7 @@ const common = {
   layers_only: z.boolean().default(true),
   parse_timeout_sec: z.number().positive().default(20),
 };
-const closenessSchema = z
-  .object({ full: z.number().nonnegative(), zero: z.number().positive() })
-  .refine((c) => c.zero > c.full, 'zero must be greater than full')
-  .default(DEFAULT_CLOSENESS);
+const closenessSchema = ClosenessSchema.default(DEFAULT_CLOSENESS);
 
 /** Params of `gcode.check`, by check. */
 export const GcodeCheckParams = z.discriminatedUnion('check', [

@@ -13,6 +13,7 @@ import { readDeliverable } from '../deliverable.js';
 import { closeness, DEFAULT_CLOSENESS, relativeError } from '../score.js';
 import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
 import { prepareNetlist, readMeasurement } from './netlist.js';
+import { ClosenessSchema, RangeSchema } from '../params.js';
 
 /** Tool image with ngspice. */
 export const CLI_IMAGE = 'engiloop/cli:latest';
@@ -31,17 +32,11 @@ export const SpiceMeasureParams = z
     /** Name of the `meas` result to check. */
     measure: z.string().regex(/^[a-z_][a-z0-9_]*$/i, 'a ngspice vector name'),
     /** Inclusive range the value must fall in (a gate). */
-    range: z
-      .object({ min: z.number().optional(), max: z.number().optional() })
-      .refine((r) => r.min !== undefined || r.max !== undefined, 'give min, max or both')
-      .optional(),
+    range: RangeSchema.optional(),
     /** Target value, scored by closeness of the relative error. */
     target: z.number().optional(),
     /** Relative errors of full and zero score for `target`. */
-    closeness: z
-      .object({ full: z.number().nonnegative(), zero: z.number().positive() })
-      .refine((c) => c.zero > c.full, 'zero must be greater than full')
-      .default(DEFAULT_CLOSENESS),
+    closeness: ClosenessSchema.default(DEFAULT_CLOSENESS),
     /** Unit for readable reasons, e.g. `Hz` or `dB`. */
     unit: z.string().default(''),
     image: z.string().default(CLI_IMAGE),
