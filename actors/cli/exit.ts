@@ -14,3 +14,34 @@ export class CliExit extends Error {
     super(message);
   }
 }
+
+/** Parses a whole-number flag; anything else is bad input naming the flag. */
+export function wholeNumber(flag: string, value: string, min = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new CliExit(EXIT.BAD_INPUT, `--${flag} must be a whole number ≥ ${min} (got "${value}")`);
+  return n;
+}
+
+/**
+ * Ctrl-C (or SIGTERM) handling for long commands: the first signal aborts the returned signal and
+ * prints `message`; a second quits at once (exit 130). `dispose()` removes the handlers.
+ */
+export function onInterrupt(message: string): { signal: AbortSignal; dispose(): void } {
+  const ac = new AbortController();
+  let count = 0;
+  const handler = () => {
+    if (++count > 1) process.exit(130);
+    console.error(`\n${message} (Ctrl-C again to quit now)`);
+    ac.abort();
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
+}

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BlobStore, EpisodeLog, RunIndex, connectNats, ensureLocalNats } from '../../streams/index.js';
 import { engiloopHome } from '../paths.js';
+import { CliExit, EXIT } from './exit.js';
 
 export interface StreamsEnv {
   nc: NatsConnection;
@@ -42,4 +43,16 @@ export async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise
       await nc.drain().catch(() => nc.close());
     },
   };
+}
+
+/** Runs `fn` with the event log open, closing it after; an unreachable NATS is exit 3. */
+export async function withStreams<T>(fn: (s: StreamsEnv) => Promise<T>): Promise<T> {
+  const s = await openStreams().catch((e: Error) => {
+    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
+  });
+  try {
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
 }

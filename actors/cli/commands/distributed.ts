@@ -11,24 +11,11 @@ import { engiloopHome } from '../../paths.js';
 import { newRunId, planEpisodes } from '../../run/index.js';
 import { DockerSandboxProvider, createRunTool } from '../../sandbox/index.js';
 import { packTask, runProgress, runWorker } from '../../worker/index.js';
-import { CliExit, EXIT } from '../exit.js';
+import { CliExit, EXIT, onInterrupt, wholeNumber } from '../exit.js';
 import { loadRunTasks } from '../run-tasks.js';
 import { ProgressView } from '../progress.js';
-import { localNatsDir, openStreams, type StreamsEnv } from '../streams-env.js';
+import { localNatsDir, withStreams } from '../streams-env.js';
 import { fmtMs, table } from '../table.js';
-
-async function streamsOrExit(): Promise<StreamsEnv> {
-  return openStreams().catch((e: Error) => {
-    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
-  });
-}
-
-const int = (name: string, v: string, min = 1): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min)
-    throw new CliExit(EXIT.BAD_INPUT, `--${name} must be a whole number ≥ ${min} (got "${v}")`);
-  return n;
-};
 
 export function distributedCommands(program: Command): void {
   program
@@ -38,10 +25,9 @@ export function distributedCommands(program: Command): void {
     .option('-a, --agent <spec>', 'agent: "scripted" or "scripted:<name>"', 'scripted')
     .option('-r, --repeat <k>', 'episodes per task', '1')
     .action(async (path: string, f: { agent: string; repeat: string }) => {
-      const repeat = int('repeat', f.repeat);
+      const repeat = wholeNumber('repeat', f.repeat);
       const { tasks, errors } = await loadRunTasks(path, f.agent);
-      const s = await streamsOrExit();
-      try {
+      await withStreams(async (s) => {
         const queue = await JobQueue.open(s.nc);
         const runId = newRunId();
         const blobs = new Map<string, string>();
@@ -67,9 +53,7 @@ export function distributedCommands(program: Command): void {
         );
         console.log(runId);
         process.exitCode = errors.length ? EXIT.BAD_INPUT : EXIT.OK;
-      } finally {
-        await s.close();
-      }
+      });
     });
 
   program
@@ -84,58 +68,52 @@ export function distributedCommands(program: Command): void {
       '\nCtrl-C: stop taking jobs and finish the running episodes; twice: quit now (they resume elsewhere).',
     )
     .action(async (f: { concurrency: string; ackWait: string; maxDeliver: string; idleExit?: string }) => {
-      const concurrency = int('concurrency', f.concurrency);
-      const ackWaitMs = int('ack-wait', f.ackWait) * 1000;
-      const s = await streamsOrExit();
-      const ac = new AbortController();
-      let interrupts = 0;
-      const onSignal = () => {
-        if (++interrupts > 1) process.exit(130);
-        console.error('\nstopping: no new jobs; finishing the running episodes (Ctrl-C again to quit now)');
-        ac.abort();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      try {
-        const provider = new DockerSandboxProvider();
-        await provider.removeOrphans().catch(() => 0);
-        const queue = await JobQueue.open(s.nc, { ackWaitMs, maxDeliver: int('max-deliver', f.maxDeliver) });
-        console.error(`worker ${hostname()}:${process.pid} on ${s.where}, concurrency ${concurrency}`);
-        const view = new ProgressView();
-        const done = await runWorker(
-          {
-            queue,
-            log: s.log,
-            blobs: s.blobs,
-            runs: s.runs,
-            home: engiloopHome(),
-            deps: {
+      const concurrency = wholeNumber('concurrency', f.concurrency);
+      const ackWaitMs = wholeNumber('ack-wait', f.ackWait) * 1000;
+      await withStreams(async (s) => {
+        const interrupt = onInterrupt('stopping: no new jobs; finishing the running episodes');
+        try {
+          const provider = new DockerSandboxProvider();
+          await provider.removeOrphans().catch(() => 0);
+          const queue = await JobQueue.open(s.nc, {
+            ackWaitMs,
+            maxDeliver: wholeNumber('max-deliver', f.maxDeliver),
+          });
+          console.error(`worker ${hostname()}:${process.pid} on ${s.where}, concurrency ${concurrency}`);
+          const view = new ProgressView();
+          const done = await runWorker(
+            {
+              queue,
+              log: s.log,
               blobs: s.blobs,
-              sandboxes: provider,
-              runTool: createRunTool(provider),
-              verify: verifyTask,
+              runs: s.runs,
+              home: engiloopHome(),
+              deps: {
+                blobs: s.blobs,
+                sandboxes: provider,
+                runTool: createRunTool(provider),
+                verify: verifyTask,
+              },
             },
-          },
-          {
-            concurrency,
-            heartbeatMs: Math.max(500, Math.floor(ackWaitMs / 3)),
-            signal: ac.signal,
-            ...(f.idleExit ? { idleExitMs: int('idle-exit', f.idleExit, 0) * 1000 } : {}),
-            onProgress: (p) => view.update(p),
-            onEpisode: (r, delivery) =>
-              console.error(
-                `${r.episodeId}: ${r.status}, score ${r.score ?? '—'}, ${r.rounds} rounds${delivery > 1 ? ` (delivery ${delivery})` : ''}`,
-              ),
-            log: (l) => console.error(l),
-          },
-        );
-        view.close();
-        console.error(`worker done: ${done} job(s)`);
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        await s.close();
-      }
+            {
+              concurrency,
+              heartbeatMs: Math.max(500, Math.floor(ackWaitMs / 3)),
+              signal: interrupt.signal,
+              ...(f.idleExit ? { idleExitMs: wholeNumber('idle-exit', f.idleExit, 0) * 1000 } : {}),
+              onProgress: (p) => view.update(p),
+              onEpisode: (r, delivery) =>
+                console.error(
+                  `${r.episodeId}: ${r.status}, score ${r.score ?? '—'}, ${r.rounds} rounds${delivery > 1 ? ` (delivery ${delivery})` : ''}`,
+                ),
+              log: (l) => console.error(l),
+            },
+          );
+          view.close();
+          console.error(`worker done: ${done} job(s)`);
+        } finally {
+          interrupt.dispose();
+        }
+      });
     });
 
   program
@@ -144,8 +122,7 @@ export function distributedCommands(program: Command): void {
     .argument('<run>', 'run id')
     .option('-w, --watch', 'refresh every second until every episode has ended')
     .action(async (runId: string, f: { watch?: boolean }) => {
-      const s = await streamsOrExit();
-      try {
+      await withStreams(async (s) => {
         const rec = await s.runs.get(runId);
         if (!rec) throw new CliExit(EXIT.BAD_INPUT, `no run "${runId}" (list them with: engiloop runs)`);
         const queue = await JobQueue.open(s.nc);
@@ -162,9 +139,7 @@ export function distributedCommands(program: Command): void {
           if (!f.watch || ended === rows.length) break;
           await new Promise((r) => setTimeout(r, 1000));
         }
-      } finally {
-        await s.close();
-      }
+      });
     });
 
   const nats = program

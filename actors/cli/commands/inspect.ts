@@ -5,7 +5,7 @@ import type { EpisodeResult } from '../../episode/index.js';
 import type { RunSummary } from '../../run/index.js';
 import { runResults } from '../../worker/index.js';
 import { CliExit, EXIT } from '../exit.js';
-import { openStreams, type StreamsEnv } from '../streams-env.js';
+import { withStreams } from '../streams-env.js';
 import { fmtMs, resultsReport, table } from '../table.js';
 
 const one = (s: string, n = 90) => s.replace(/\s+/g, ' ').slice(0, n);
@@ -35,17 +35,6 @@ export function summarizeEvent(e: EpisodeEvent): string {
       return `by ${e.worker} in ${e.state}: ${e.replayed} action(s) re-run to restore, ${e.divergences.length} divergence(s)${e.interrupted ? `, interrupted ${e.interrupted.round}.${e.interrupted.index} re-run` : ''}`;
     case 'episode.ended':
       return `${e.status}, score ${e.score ?? '—'}, ${e.rounds} rounds`;
-  }
-}
-
-async function withStreams<T>(fn: (s: StreamsEnv) => Promise<T>): Promise<T> {
-  const s = await openStreams().catch((e: Error) => {
-    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
-  });
-  try {
-    return await fn(s);
-  } finally {
-    await s.close();
   }
 }
 

@@ -18,7 +18,7 @@ import {
 } from '../../replay/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { withRunEnv } from '../run-env.js';
-import { openStreams } from '../streams-env.js';
+import { withStreams } from '../streams-env.js';
 import { fmtMs } from '../table.js';
 
 interface ReplayFlags {
@@ -32,16 +32,11 @@ interface ReplayFlags {
 
 async function loadEvents(id: string, fromFile: boolean): Promise<EpisodeEvent[]> {
   if (fromFile) return readEventsFile(id);
-  const s = await openStreams().catch((e: Error) => {
-    throw new CliExit(EXIT.ENV, `cannot open the event log: ${e.message}`);
-  });
-  try {
+  return withStreams(async (s) => {
     const events = await s.log.read(id);
     if (events.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no events for episode "${id}"`);
     return events;
-  } finally {
-    await s.close();
-  }
+  });
 }
 
 /** Interactive viewer: n/→ next, p/← previous, g + number + Enter go to round, q quit. */

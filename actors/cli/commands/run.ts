@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { planEpisodes, runSuite } from '../../run/index.js';
-import { CliExit, EXIT } from '../exit.js';
+import { EXIT, wholeNumber } from '../exit.js';
 import { loadRunTasks } from '../run-tasks.js';
 import { ProgressView } from '../progress.js';
 import { withRunEnv } from '../run-env.js';
@@ -14,13 +14,6 @@ interface RunFlags {
   concurrency: string;
   repeat: string;
   json?: string | boolean;
-}
-
-function positiveInt(name: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1)
-    throw new CliExit(EXIT.BAD_INPUT, `--${name} must be a whole number ≥ 1 (got "${v}")`);
-  return n;
 }
 
 export function runCommand(program: Command): void {
@@ -37,8 +30,8 @@ export function runCommand(program: Command): void {
       '\nExit codes: 0 all episodes ran (whatever they scored), 1 an episode ended in infra_error,\n2 bad input, 3 NATS or Docker unusable.',
     )
     .action(async (path: string, f: RunFlags) => {
-      const concurrency = positiveInt('concurrency', f.concurrency);
-      const repeat = positiveInt('repeat', f.repeat);
+      const concurrency = wholeNumber('concurrency', f.concurrency);
+      const repeat = wholeNumber('repeat', f.repeat);
       const { tasks, errors } = await loadRunTasks(path, f.agent);
 
       await withRunEnv(async ({ streams, deps, runId, runDir, signal }) => {

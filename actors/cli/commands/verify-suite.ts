@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadSuite } from '../../../tasks/index.js';
 import { planChecks, verifySuite } from '../../run/index.js';
-import { CliExit, EXIT } from '../exit.js';
+import { CliExit, EXIT, wholeNumber } from '../exit.js';
 import { ProgressView } from '../progress.js';
 import { withRunEnv } from '../run-env.js';
 import { fmtMs, table } from '../table.js';
@@ -24,12 +24,7 @@ export function verifySuiteCommand(tasks: Command): void {
       '\nExit codes: 0 every check as expected, 1 a surprise (or an infra_error), 2 bad input.',
     )
     .action(async (dir: string, o: { concurrency: string; json?: string | boolean; strict?: boolean }) => {
-      const concurrency = Number(o.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new CliExit(
-          EXIT.BAD_INPUT,
-          `--concurrency must be a whole number ≥ 1 (got "${o.concurrency}")`,
-        );
+      const concurrency = wholeNumber('concurrency', o.concurrency);
       const { tasks, errors } = await loadSuite(dir, { checkCriterion });
       for (const e of errors) console.error(`invalid task: ${e.message}`);
       if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${dir}`);
