@@ -7,7 +7,7 @@
  *
  * Run directly: `npx tsx bench/verifiers-cae-cam.ts` prints a table.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,29 +19,8 @@ import { verifyCriterion, type CriterionToVerify, type RunTool } from '../verifi
 const IMAGE = 'engiloop/cli:latest';
 const REPEAT = 5;
 
-const GEO = `SetFactory("OpenCASCADE");
-Box(1) = {0, 0, 0, 100, 10, 10};
-Physical Volume("beam") = {1};
-Physical Surface("fixed") = Surface In BoundingBox{-0.1, -0.1, -0.1, 0.1, 10.1, 10.1};
-Physical Surface("tip") = Surface In BoundingBox{99.9, -0.1, -0.1, 100.1, 10.1, 10.1};
-Mesh.CharacteristicLengthMax = 3;
-Mesh.ElementOrder = 2;
-Mesh.SaveGroupsOfNodes = 1;
-`;
-const DECK = `import re
-out, keep = [], True
-for b in re.split(r'(?m)^(?=\\*)', open('mesh.inp').read()):
-    head = b.split('\\n', 1)[0].upper().replace(' ', '')
-    if head.startswith('*ELEMENT'): keep = 'C3D' in head
-    elif head.startswith('*ELSET'): keep = head.endswith('ELSET=BEAM')
-    elif head.startswith('*NODE') or head.startswith('*NSET'): keep = True
-    elif head.startswith('*HEADING') or head.startswith('**'): keep = False
-    if keep: out.append(b)
-mesh = ''.join(out)
-n = len(re.search(r'(?ms)^\\*NSET,NSET=tip\\s*\\n(.*?)(?=^\\*)', mesh).group(1).replace(',', ' ').split())
-open('beam.inp', 'w').write(mesh + "*MATERIAL, NAME=STEEL\\n*ELASTIC\\n210000, 0.3\\n*SOLID SECTION, ELSET=beam, MATERIAL=STEEL\\n"
-  "*BOUNDARY\\nfixed, 1, 3, 0\\n*STEP\\n*STATIC\\n*CLOAD\\ntip, 3, %.9g\\n*NODE FILE\\nU\\n*EL FILE\\nS\\n*END STEP\\n" % (-100.0 / n))
-`;
+/** The cantilever and deck the calculix.result tests use (one source for both). */
+const FIXTURES = path.join(import.meta.dirname, '../test/fixtures/cae');
 const SCAD =
   'difference() { cube([40, 30, 12]); translate([20, 15, -1]) cylinder(d = 12, h = 14, $fn = 64); }\n';
 /** A plain G-code reader (python) standing in for the slicer reopening its own output. */
@@ -99,15 +78,15 @@ export async function benchCaeCamVerifiers(): Promise<CaeCamBenchRow[]> {
   const runTool = createRunTool(provider, { memoryMb: 1024 });
   const dir = await mkdtemp(path.join(tmpdir(), 'engiloop-bench-caecam-'));
   try {
-    await writeFile(path.join(dir, 'beam.geo'), GEO);
-    await writeFile(path.join(dir, 'deck.py'), DECK);
+    await copyFile(path.join(FIXTURES, 'beam.geo'), path.join(dir, 'beam.geo'));
+    await copyFile(path.join(FIXTURES, 'deck.py'), path.join(dir, 'deck.py'));
     await writeFile(path.join(dir, 'part.scad'), SCAD);
     await writeFile(path.join(dir, 'read.py'), GCODE_PY);
     const made = await runTool({
       image: IMAGE,
       command: [
         'gmsh beam.geo -3 -o beam.msh >/dev/null && gmsh beam.geo -3 -format inp -o mesh.inp >/dev/null',
-        'python3 deck.py && OMP_NUM_THREADS=1 ccx -i beam >/dev/null',
+        'python3 deck.py beam 210000 static && OMP_NUM_THREADS=1 ccx -i beam >/dev/null',
         'openscad -o part.stl part.scad 2>/dev/null',
         'prusa-slicer --export-gcode --layer-height 0.2 --fill-density 15% --center 100,100 -o part.gcode part.stl >/dev/null',
       ].join(' && '),
