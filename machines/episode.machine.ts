@@ -77,6 +77,20 @@ export const episodeMachine = setup({
         : context.history;
       return { executed: context.executed + 1, history };
     }),
+    resumeClock: assign({
+      startedAt: ({ context, event }) =>
+        context.startedAt + ((event as Ev<'episode.resumed'>).downtimeMs ?? 0),
+    }),
+    stageHalted: assign(({ event }) => {
+      const e = event as Ev<'stage.checked'>;
+      const why = e.blockedBy
+        ? `depends on stage "${e.blockedBy.stage}" (score ${e.blockedBy.score ?? 'none'} < ${e.blockedBy.min})`
+        : e.verdicts
+            .filter((v) => !v.passed)
+            .map((v) => `${v.criterion}: ${v.reason}`)
+            .join('; ');
+      return { outcome: 'fail' as Outcome, failReason: `stage "${e.stage}" failed: ${why}` };
+    }),
     outcomeDone: assign({ outcome: 'done' as Outcome }),
     outcomeFail: assign({ outcome: 'fail' as Outcome }),
     outcomeRounds: assign({ outcome: 'limit' as Outcome, limitReason: 'max_rounds' as const }),
@@ -101,6 +115,7 @@ export const episodeMachine = setup({
   guards: {
     /** The wall-clock cap has passed (by the event's own clock reading). */
     clockOut: ({ context, event }) => event.at - context.startedAt > context.wallClockMs,
+    stageHalts: ({ event }) => (event as Ev<'stage.checked'>).halt,
     isAct: ({ event }) => (event as Ev<'agent.decided'>).decision.kind === 'act',
     isDone: ({ event }) => (event as Ev<'agent.decided'>).decision.kind === 'done',
     isFail: ({ event }) => (event as Ev<'agent.decided'>).decision.kind === 'fail',
@@ -118,6 +133,7 @@ export const episodeMachine = setup({
   context: emptyContext,
   on: {
     'infra.failed': { target: '.infra_error', actions: ['stamp', 'infra'] },
+    'episode.resumed': { actions: 'resumeClock' },
   },
   states: {
     idle: {
@@ -130,6 +146,7 @@ export const episodeMachine = setup({
     observing: {
       entry: 'observe',
       on: {
+        'stage.checked': { guard: 'stageHalts', target: 'verifying', actions: ['stamp', 'stageHalted'] },
         'observation.recorded': [
           { guard: 'clockOut', target: 'verifying', actions: ['stamp', 'outcomeClock'] },
           { target: 'deciding', actions: ['stamp', 'observed'] },

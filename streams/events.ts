@@ -14,6 +14,10 @@ export const EVENT_VERSION = 2 as const;
  * Version history (each step has an upcaster in upcast.ts and a committed fixture log):
  *   v1 → v2: `agent.decided` gained `stateDigest` (null when upcast from v1); new types
  *            `action.started` and `episode.resumed` (absent from v1 logs; nothing to upcast).
+ *   v2 additions (no bump: new types and optional fields only, absent from older logs and folded
+ *            as before): `workspace.snapshotted`, `stage.checked`, `sandbox.lost`;
+ *            `episode.resumed.{reason, snapshotRound, downtimeMs, restoreMs}`;
+ *            `verification.completed.stages`.
  */
 
 /** Fields every event carries. */
@@ -139,6 +143,14 @@ export interface VerificationCompleted extends EventBase {
   passed: boolean;
   /** Deliverable path → SHA-256 of the artifact in the object store (absent when missing). */
   artifacts: Record<string, string | null>;
+  /**
+   * Stages whose score feeds the final score (weight > 0): their latest stage check, and the score
+   * of the final criteria alone (`score` then mixes them as README "Stage checks" says).
+   */
+  stages?: {
+    weights: Record<string, { weight: number; score: number; passed: boolean }>;
+    finalScore: number;
+  };
 }
 
 /** A fault of the harness or infrastructure; never scored as an agent failure. */
@@ -168,6 +180,63 @@ export interface EpisodeResumed extends EventBase {
   divergences: { round: number; index: number; diff: string }[];
   /** The action that had started without a recorded result, re-run now; null if none. */
   interrupted: { round: number; index: number } | null;
+  /** Why: the worker died (`worker_lost`, the default when absent) or a sandbox vanished (`sandbox_lost`). */
+  reason?: 'worker_lost' | 'sandbox_lost';
+  /** Round of the workspace snapshot the sandboxes were restored from; null when rebuilt from scratch. */
+  snapshotRound?: number | null;
+  /**
+   * Time lost to the fault: from the last event before it to this one. The wall-clock cap does not
+   * count it (the machine moves its clock origin forward by this much).
+   */
+  downtimeMs?: number;
+  /** Of which: time spent restoring the sandboxes (provision, snapshot, re-execution). */
+  restoreMs?: number;
+}
+
+/**
+ * The sandboxes' writable state (the workdir and /tmp) was saved to the object store, so a resume
+ * restores it and re-executes only the actions recorded after this event.
+ */
+export interface WorkspaceSnapshotted extends EventBase {
+  type: 'workspace.snapshotted';
+  /** Rounds completed when the snapshot was taken. */
+  round: number;
+  /** `interval`: every K rounds; `stage`: after a stage check. */
+  reason: 'interval' | 'stage';
+  /** Sandbox name → SHA-256 of its gzipped tar in the object store, and its size in bytes. */
+  sandboxes: Record<string, { digest: string; bytes: number }>;
+  durationMs: number;
+}
+
+/** A stage's deliverables appeared (or changed) and were verified during the episode. */
+export interface StageChecked extends EventBase {
+  type: 'stage.checked';
+  stage: string;
+  /** Rounds completed when the check ran. */
+  round: number;
+  /** Deliverable path → SHA-256 of the artifact checked. */
+  artifacts: Record<string, string>;
+  verdicts: VerdictData[];
+  score: number;
+  passed: boolean;
+  /** The stage depends on another whose score was too low: not verified, scored 0. */
+  blockedBy?: { stage: string; score: number | null; min: number };
+  /** The task says to stop the episode when this stage fails, and it failed: the machine ends it. */
+  halt: boolean;
+}
+
+/**
+ * A sandbox vanished under the episode (killed from outside, OOM, engine restart). The runner
+ * restores it (see `episode.resumed` with reason `sandbox_lost`) up to the task's
+ * `limits.sandbox_retries`, then records `infra.failed`. Never scored as an agent failure.
+ */
+export interface SandboxLost extends EventBase {
+  type: 'sandbox.lost';
+  error: ErrorData;
+  /** State the episode was in. */
+  during: string;
+  /** 1 for the first loss in this episode. */
+  attempt: number;
 }
 
 /** Terminal record: written once the machine reached a final state. */
@@ -188,6 +257,9 @@ export type EpisodeEvent =
   | ActionStarted
   | ActionExecuted
   | EpisodeResumed
+  | WorkspaceSnapshotted
+  | StageChecked
+  | SandboxLost
   | VerificationCompleted
   | InfraFailed
   | EpisodeEnded;

@@ -12,6 +12,7 @@ export {
   type Defect,
   type Alternative,
   type SolutionStep,
+  type Stage,
 } from './schema.js';
 export {
   loadTask,

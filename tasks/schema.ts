@@ -65,9 +65,34 @@ export const DeliverableSchema = z.object({
   /** Declared format, checked by the `file` verifier (stl, cir, v, step, dxf, …). */
   format: z.string().min(1),
   sandbox: z.string().optional(),
-  /** Stage name: verified when the stage's artifact appears (see durable episodes). */
-  stage: z.string().optional(),
+  /**
+   * Stage name: the deliverable is verified (with the criteria that read it) as soon as it appears or
+   * changes during the episode, not only at the end. Options of the stage go under `stages`.
+   */
+  stage: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, "-" or "_"')
+    .optional(),
 });
+
+/** Options of a stage (see README "Stage checks"). A stage used by a deliverable needs no entry. */
+export const StageSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, "-" or "_"'),
+  /** Stop the episode (status `failed`) as soon as this stage's check fails. Default false. */
+  halt_on_fail: z.boolean().default(false),
+  /**
+   * An earlier stage this one depends on: this stage is only verified once that stage's latest
+   * check scored at least `min_score`; otherwise its check records `blockedBy` and scores 0.
+   */
+  after: z.string().optional(),
+  min_score: z.number().min(0).max(1).default(1),
+  /**
+   * Share of the final score taken from this stage's latest check, in [0, 1]. Final score =
+   * (1 − Σ weights) × score of the final criteria + Σ weight × stage score. Default 0: reported only.
+   */
+  weight: z.number().min(0).max(1).default(0),
+});
+export type Stage = z.infer<typeof StageSchema>;
 
 export const CriterionSchema = z.object({
   /** Stable id, named in verdicts and defect expectations. */
@@ -127,8 +152,21 @@ export const TaskSchema = z
           .int()
           .positive()
           .default(64 * 1024),
+        /**
+         * Times a sandbox that vanished under the episode (killed from outside, OOM) is restored from
+         * its latest snapshot before the episode ends as infra_error. Default 2.
+         */
+        sandbox_retries: z.number().int().min(0).default(2),
+        /** Workspace snapshot every this many rounds (0: never; stages still snapshot). Default 10. */
+        snapshot_every: z.number().int().min(0).default(10),
       })
-      .default({ action_timeout_sec: 60, wall_clock_sec: 3600, output_cap_bytes: 65536 }),
+      .default({
+        action_timeout_sec: 60,
+        wall_clock_sec: 3600,
+        output_cap_bytes: 65536,
+        sandbox_retries: 2,
+        snapshot_every: 10,
+      }),
     history_window: z.number().int().positive().default(15),
     /**
      * Regular expressions for parts of command output that legitimately differ between runs
@@ -148,6 +186,8 @@ export const TaskSchema = z
       )
       .default([]),
     deliverables: z.array(DeliverableSchema).min(1),
+    /** Options of the stages deliverables name (halt on failure, dependencies, score weights). */
+    stages: z.array(StageSchema).default([]),
     scoring: z.enum(['binary', 'quantitative']).default('binary'),
     criteria: z.array(CriterionSchema).min(1),
     /** Reference solution: one entry per round, played by the scripted agent. */
@@ -172,6 +212,30 @@ export const TaskSchema = z
         code: 'custom',
         path: ['criteria'],
         message: 'a quantitative task needs a criterion with role "quality"',
+      });
+    const used = new Set(t.deliverables.flatMap((d) => (d.stage ? [d.stage] : [])));
+    const seen: string[] = [];
+    t.stages.forEach((st, i) => {
+      if (!used.has(st.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stages', i, 'name'],
+          message: `no deliverable has stage "${st.name}" (add \`stage: ${st.name}\` to a deliverable)`,
+        });
+      if (st.after !== undefined && !seen.includes(st.after))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stages', i, 'after'],
+          message: `"${st.after}" must be a stage listed before "${st.name}" (listed before it: ${seen.join(', ') || 'none'})`,
+        });
+      seen.push(st.name);
+    });
+    const weights = t.stages.reduce((a, st) => a + st.weight, 0);
+    if (weights > 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['stages'],
+        message: `stage weights add up to ${weights} (at most 1)`,
       });
     t.deliverables.forEach((d, i) => {
       if (d.sandbox !== undefined && !names.includes(d.sandbox))

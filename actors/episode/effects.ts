@@ -6,12 +6,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EpisodeContext } from '../../machines/index.js';
 import { parseDecision } from '../../machines/index.js';
-import type { CommandResult, EventDraft } from '../../streams/events.js';
+import type { CommandResult, EventDraft, StageChecked } from '../../streams/events.js';
 import type { Action, LoadedTask } from '../../tasks/index.js';
 import type { Agent } from '../agents/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { observationText } from './observe.js';
+import { mixStages } from './stages.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 import { readFile } from 'node:fs/promises';
 import type { Span } from '@opentelemetry/api';
@@ -144,8 +145,11 @@ export async function execute(
   }
 }
 
-/** Copies the deliverables out, stores them by digest, and runs the verifiers. */
-export async function verify(s: EffectScope): Promise<EventDraft> {
+/**
+ * Copies the deliverables out, stores them by digest, and runs the verifiers; stages with a weight
+ * are mixed into the score from their latest checks.
+ */
+export async function verify(s: EffectScope, stages: ReadonlyMap<string, StageChecked>): Promise<EventDraft> {
   const { task } = s.lt;
   const first = Object.keys(task.environment.sandboxes)[0]!;
   const artifacts: Record<string, string | null> = {};
@@ -180,14 +184,16 @@ export async function verify(s: EffectScope): Promise<EventDraft> {
       );
       vs.end();
     }
-    span.setAttributes({ 'engiloop.score': v.score, 'engiloop.passed': v.passed });
+    const mixed = mixStages(task, stages, v);
+    span.setAttributes({ 'engiloop.score': mixed.score, 'engiloop.passed': mixed.passed });
     endSpan(span);
     return {
       type: 'verification.completed',
       verdicts: v.verdicts,
-      score: v.score,
-      passed: v.passed,
+      score: mixed.score,
+      passed: mixed.passed,
       artifacts,
+      ...(mixed.stages ? { stages: mixed.stages } : {}),
     };
   } catch (e) {
     endSpan(span, e);

@@ -63,6 +63,8 @@ export interface EpisodeOptions {
    * `deps.openLog` must then be positioned after them (`EpisodeLog.resume`).
    */
   prior?: readonly EpisodeEvent[];
+  /** Overrides the task's `limits.snapshot_every` (0: no interval snapshots). */
+  snapshotEvery?: number;
 }
 
 /** The result of one episode, as the results table and `--json` show it. */

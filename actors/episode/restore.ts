@@ -1,6 +1,7 @@
 /**
- * Resume: rebuild the sandboxes of an episode whose worker died, by provisioning fresh ones and
- * re-running every recorded action in order, comparing each result with the recorded one.
+ * Resume: rebuild the sandboxes of an episode whose worker died (or whose sandbox vanished), by
+ * provisioning fresh ones, unpacking the latest workspace snapshot into them, and re-running every
+ * action recorded after that snapshot in order, comparing each result with the recorded one.
  *
  * Rule for an interrupted action (an `action.started` with no `action.executed`): it is re-run, once,
  * by the resuming worker, and its result is recorded then; nothing of the interrupted attempt was
@@ -12,6 +13,7 @@ import { stateName, type Effect } from '../../machines/index.js';
 import type { ActionExecuted, EpisodeEvent, EventDraft } from '../../streams/events.js';
 import { firstDiff, normalizer } from './normalize.js';
 import * as fx from './effects.js';
+import { latestSnapshot } from './snapshot.js';
 import { formatResult } from './observe.js';
 
 /** The effect a machine resting in `state` is waiting for. */
@@ -36,27 +38,66 @@ export function interruptedAction(events: readonly EpisodeEvent[]): { round: num
   return last?.type === 'action.started' ? { round: last.round, index: last.index } : null;
 }
 
-/** Rebuilds the sandboxes and returns the `episode.resumed` event to record. */
+/**
+ * Rebuilds the sandboxes (fresh containers, the latest workspace snapshot, then every action
+ * recorded after it re-executed and compared) and returns the `episode.resumed` event to record.
+ * `s.sandboxes` must be empty (dead ones closed) on entry.
+ */
 export async function restore(
   s: fx.EffectScope,
   prior: readonly EpisodeEvent[],
   snap: EpisodeSnapshot,
+  reason: 'worker_lost' | 'sandbox_lost' = 'worker_lost',
 ): Promise<EventDraft> {
+  const now = s.deps.now ?? Date.now;
+  const t0 = now();
   const state = stateName(snap);
   const worker = `${hostname()}:${process.pid}`;
-  const base = { type: 'episode.resumed' as const, worker, state, interrupted: interruptedAction(prior) };
+  const base = {
+    type: 'episode.resumed' as const,
+    worker,
+    state,
+    reason,
+    interrupted: interruptedAction(prior),
+  };
+  const lastAt = prior.at(-1)?.at ?? t0;
   // Before provisioning or after the end, there is no sandbox state to restore.
   if (state === 'provisioning' || snap.status === 'done')
-    return { ...base, sandboxes: {}, replayed: 0, divergences: [] };
+    return {
+      ...base,
+      sandboxes: {},
+      replayed: 0,
+      divergences: [],
+      snapshotRound: null,
+      downtimeMs: now() - lastAt,
+      restoreMs: 0,
+    };
   const provisioned = await fx.provision(s);
   const sandboxes = provisioned.type === 'sandbox.provisioned' ? provisioned.sandboxes : {};
+  const snapshot = latestSnapshot(prior);
+  if (snapshot)
+    for (const [name, { digest }] of Object.entries(snapshot.event.sandboxes)) {
+      const sb = s.sandboxes.get(name);
+      if (sb) await sb.restore(Buffer.from(await s.deps.blobs.get(digest)));
+    }
   const norm = normalizer(s.lt.task.volatile);
   const divergences: { round: number; index: number; diff: string }[] = [];
-  const recorded = prior.filter((e): e is ActionExecuted => e.type === 'action.executed');
+  const recorded = prior
+    .slice(snapshot ? snapshot.index + 1 : 0)
+    .filter((e): e is ActionExecuted => e.type === 'action.executed');
   for (const e of recorded) {
     const r = await fx.execute(s, e.action, e.round, s.span);
     const [a, b] = [norm(formatResult(e.action, e.result)), norm(formatResult(e.action, r))];
     if (a !== b) divergences.push({ round: e.round, index: e.index, diff: firstDiff(a, b) });
   }
-  return { ...base, sandboxes, replayed: recorded.length, divergences };
+  const t1 = now();
+  return {
+    ...base,
+    sandboxes,
+    replayed: recorded.length,
+    divergences,
+    snapshotRound: snapshot?.event.round ?? null,
+    downtimeMs: t1 - lastAt,
+    restoreMs: t1 - t0,
+  };
 }

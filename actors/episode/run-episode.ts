@@ -23,6 +23,8 @@ import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { RecordingError } from './errors.js';
 import { pendingEffect, restore } from './restore.js';
+import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
+import { checkStages, latestStages } from './stages.js';
 import { resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
@@ -70,6 +72,10 @@ export async function runEpisode(
   const prior = opts.prior ?? [];
   let snap: EpisodeSnapshot = prior.length ? fold(prior) : initialSnapshot();
   let count = prior.length;
+  /** Every event of the episode so far (prior ones first): stages, snapshots and restores read it. */
+  const events: EpisodeEvent[] = [...prior];
+  const every = opts.snapshotEvery ?? task.limits.snapshot_every ?? 10;
+  let losses = prior.filter((e) => e.type === 'sandbox.lost').length;
   let lastAction: string | null = null;
   let roundSpan: Span | undefined;
   let logError: unknown = null;
@@ -107,6 +113,7 @@ export async function runEpisode(
       );
     }
     count++;
+    events.push(event);
     const r = step(snap, event);
     snap = r.snapshot;
     queue.push(...r.effects);
@@ -120,10 +127,20 @@ export async function runEpisode(
     switch (effect) {
       case 'provision':
         return emit(await fx.provision(scope));
-      case 'observe':
+      case 'observe': {
+        if (ctx.round > 0) {
+          // After a round's actions: stages whose artifacts appeared, then a snapshot if one is due.
+          const checked = await checkStages(scope, ctx.round, events, emit);
+          if (stateName(snap) !== 'observing') return; // a stage halted the episode
+          if (checked > 0 && latestSnapshot(events)?.event.round !== ctx.round)
+            await emit(await takeSnapshot(scope, ctx.round, 'stage'));
+          else if (snapshotDue(events, ctx.round, every))
+            await emit(await takeSnapshot(scope, ctx.round, 'interval'));
+        }
         if (roundSpan) endSpan(roundSpan);
         roundSpan = startSpan('round', { 'engiloop.task': task.id, 'engiloop.round': ctx.round + 1 }, span);
-        return emit(await fx.observe(scope, ctx));
+        return emit(await fx.observe(scope, snap.context));
+      }
       case 'decide':
         return emit(await fx.decide(scope, ctx, opts.agent, roundSpan ?? span, snapshotDigest(snap)));
       case 'execute':
@@ -138,7 +155,9 @@ export async function runEpisode(
       case 'verify':
         if (roundSpan) endSpan(roundSpan);
         roundSpan = undefined;
-        return emit(await fx.verify(scope));
+        // Stages made in the last round are checked too (a halt no longer matters here).
+        await checkStages(scope, ctx.round, events, emit);
+        return emit(await fx.verify(scope, latestStages(events)));
       case 'finish':
         digest = snapshotDigest(snap);
         return emit({
@@ -151,12 +170,36 @@ export async function runEpisode(
     }
   };
 
+  /**
+   * The retry policy for a sandbox lost under the episode (CONTAINER_GONE): up to
+   * `limits.sandbox_retries` times, record `sandbox.lost`, restore the sandboxes from the latest
+   * snapshot plus re-execution, and queue the effect that was cut short again. Returns null when
+   * restored, else the fault to record as infra_error.
+   */
+  const recoverSandbox = async (e: unknown): Promise<unknown> => {
+    if (opts.signal?.aborted || !hasCode(e, 'CONTAINER_GONE') || losses >= task.limits.sandbox_retries)
+      return e;
+    losses++;
+    await emit({ type: 'sandbox.lost', error: toErrorData(e), during: stateName(snap), attempt: losses });
+    try {
+      await Promise.allSettled([...sandboxes.values()].map((sb) => sb.close()));
+      sandboxes.clear();
+      await emit(await restore(scope, events, snap, 'sandbox_lost'));
+    } catch (e2) {
+      if (e2 instanceof RecordingError) throw e2;
+      return e2;
+    }
+    queue.length = 0;
+    queue.push(pendingEffect(stateName(snap)));
+    return null;
+  };
+
   try {
     const last = prior.at(-1);
     if (last?.type === 'episode.ended')
       digest = last.snapshotDigest; // already over: nothing to do
     else if (prior.length > 0) {
-      await emit(await restore(scope, prior, snap));
+      await emit(await restore(scope, prior, snap, 'worker_lost'));
       queue.push(pendingEffect(stateName(snap)));
     } else
       await emit({
@@ -175,10 +218,12 @@ export async function runEpisode(
       } catch (e) {
         if (e instanceof RecordingError) throw e;
         if (stateName(snap) === 'infra_error' || snap.status === 'done') throw e;
+        const fault = await recoverSandbox(e);
+        if (fault === null) continue;
         // Whatever an interrupted effect threw, the cause is the interruption.
         const data = opts.signal?.aborted
           ? { code: 'ABORTED', message: `the run was interrupted during ${stateName(snap)}`, retryable: true }
-          : toErrorData(e);
+          : toErrorData(fault);
         await emit({ type: 'infra.failed', error: data, during: stateName(snap) });
       }
     }

@@ -8,6 +8,7 @@ import { statusOf, toSandboxError } from './docker-errors.js';
 import { getFile, putFiles, type FilesHost } from './files.js';
 import type { PersistentShell } from './shell.js';
 import type { ExecOptions, Sandbox } from './types.js';
+import { restoreWorkspace, snapshotWorkspace } from './workspace.js';
 
 /** Made by `DockerSandboxProvider.create`; see `Sandbox` for the contract and errors. */
 export class DockerSandbox implements Sandbox {
@@ -38,6 +39,14 @@ export class DockerSandbox implements Sandbox {
 
   getFile(path: string): Promise<Buffer | null> {
     return getFile(this.host, path);
+  }
+
+  snapshot(): Promise<Buffer> {
+    return snapshotWorkspace(this.host);
+  }
+
+  restore(tgz: Buffer): Promise<void> {
+    return restoreWorkspace(this.host, tgz);
   }
 
   close(): Promise<void> {

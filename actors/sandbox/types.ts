@@ -41,6 +41,13 @@ export interface Sandbox extends AsyncDisposable {
   putFiles(files: { dest: string; content: Buffer }[]): Promise<void>;
   /** Reads a file from the workspace; `null` when it does not exist or is not a regular file. */
   getFile(path: string): Promise<Buffer | null>;
+  /**
+   * The writable state (workdir and /tmp) as a gzipped tar: what a resume restores. Processes and
+   * their memory are not in it (see deploy/criu/FINDINGS.md).
+   */
+  snapshot(): Promise<Buffer>;
+  /** Unpacks a `snapshot()` of a sandbox with the same image and workdir into this fresh one. */
+  restore(tgz: Buffer): Promise<void>;
   /** Stops the shell and removes the container and its workspace volume. Idempotent. */
   close(): Promise<void>;
 }

@@ -32,7 +32,15 @@ export function summarizeEvent(e: EpisodeEvent): string {
     case 'action.started':
       return `round ${e.round}.${e.index}: ${e.action.type === 'shell' ? one(e.action.command, 70) : e.action.type}`;
     case 'episode.resumed':
-      return `by ${e.worker} in ${e.state}: ${e.replayed} action(s) re-run to restore, ${e.divergences.length} divergence(s)${e.interrupted ? `, interrupted ${e.interrupted.round}.${e.interrupted.index} re-run` : ''}`;
+      return `${e.reason === 'sandbox_lost' ? 'sandbox restored' : `by ${e.worker}`} in ${e.state}${e.snapshotRound != null ? ` from snapshot @${e.snapshotRound}` : ''}: ${e.replayed} action(s) re-run, ${e.divergences.length} divergence(s)${e.interrupted ? `, interrupted ${e.interrupted.round}.${e.interrupted.index} re-run` : ''}${e.downtimeMs != null ? `, down ${e.downtimeMs} ms` : ''}`;
+    case 'workspace.snapshotted':
+      return `after round ${e.round} (${e.reason}): ${Object.entries(e.sandboxes)
+        .map(([k, v]) => `${k} ${(v.bytes / 1024).toFixed(1)} KiB`)
+        .join(', ')} in ${e.durationMs} ms`;
+    case 'stage.checked':
+      return `stage ${e.stage} after round ${e.round}: score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'FAILED'}${e.blockedBy ? ` (blocked by ${e.blockedBy.stage})` : ''}${e.halt ? ' → HALT' : ''}`;
+    case 'sandbox.lost':
+      return `${e.error.code} during ${e.during} (loss ${e.attempt}): ${one(e.error.message)}`;
     case 'episode.ended':
       return `${e.status}, score ${e.score ?? '—'}, ${e.rounds} rounds`;
   }

@@ -1,0 +1,147 @@
+/**
+ * Stage checks: a deliverable with a `stage` is verified as soon as it appears (or changes) in its
+ * sandbox, after the round that made it, with the criteria that read it. Results are
+ * `stage.checked` events; a failed stage marked `halt_on_fail` ends the episode (the machine's
+ * stage rule), a stage with `after` is only verified once that stage scored enough, and stages with
+ * a `weight` feed the final score.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { sha256Hex } from '../../streams/index.js';
+import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/events.js';
+import type { Stage, Task } from '../../tasks/index.js';
+import type { EffectScope } from './effects.js';
+
+/** Every stage of a task, in order: those listed under `stages`, then the others deliverables name. */
+export function stagesOf(task: Task): Stage[] {
+  const listed = task.stages ?? [];
+  const names = new Set(listed.map((s) => s.name));
+  const extra: Stage[] = [];
+  for (const d of task.deliverables)
+    if (d.stage && !names.has(d.stage)) {
+      names.add(d.stage);
+      extra.push({ name: d.stage, halt_on_fail: false, min_score: 1, weight: 0 });
+    }
+  return [...listed, ...extra];
+}
+
+/** The latest check of each stage in `events`. */
+export function latestStages(events: readonly EpisodeEvent[]): Map<string, StageChecked> {
+  const m = new Map<string, StageChecked>();
+  for (const e of events) if (e.type === 'stage.checked') m.set(e.stage, e);
+  return m;
+}
+
+const same = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
+/**
+ * Checks every stage whose deliverables are all present and differ from its last check, emitting
+ * one `stage.checked` each through `emit`. Stops after a halting result. Returns how many it emitted.
+ */
+export async function checkStages(
+  s: EffectScope,
+  round: number,
+  events: readonly EpisodeEvent[],
+  emit: (d: EventDraft) => Promise<void>,
+): Promise<number> {
+  const { task } = s.lt;
+  const first = Object.keys(task.environment.sandboxes)[0]!;
+  const latest = latestStages(events);
+  let n = 0;
+  for (const st of stagesOf(task)) {
+    const ds = task.deliverables.filter((d) => d.stage === st.name);
+    const files = new Map<string, Buffer>();
+    for (const d of ds) {
+      const bytes = await s.sandboxes.get(d.sandbox ?? first)!.getFile(d.path);
+      if (bytes === null) break;
+      files.set(d.path, bytes);
+    }
+    if (files.size < ds.length) continue; // not all there yet
+    const artifacts: Record<string, string> = {};
+    for (const [p, b] of files) artifacts[p] = sha256Hex(b);
+    const prev = latest.get(st.name);
+    if (prev && same(prev.artifacts, artifacts)) continue;
+    for (const b of files.values()) await s.deps.blobs.put(b);
+
+    let draft: Extract<EventDraft, { type: 'stage.checked' }>;
+    const dep = st.after === undefined ? undefined : latest.get(st.after);
+    if (st.after !== undefined && (!dep || dep.score < st.min_score)) {
+      draft = {
+        type: 'stage.checked',
+        stage: st.name,
+        round,
+        artifacts,
+        verdicts: [],
+        score: 0,
+        passed: false,
+        blockedBy: { stage: st.after, score: dep?.score ?? null, min: st.min_score },
+        halt: st.halt_on_fail,
+      };
+    } else {
+      const dir = join(s.opts.artifactsDir, '.stages', st.name, `r${round}`);
+      for (const [p, b] of files) {
+        await mkdir(dirname(join(dir, p)), { recursive: true });
+        await writeFile(join(dir, p), b);
+      }
+      const paths = new Set(ds.map((d) => d.path));
+      const criteria = task.criteria.filter((c) => c.deliverable !== undefined && paths.has(c.deliverable));
+      const scoring = criteria.some((c) => c.role === 'quality') ? 'quantitative' : 'binary';
+      const v =
+        criteria.length === 0
+          ? { verdicts: [], score: 1, passed: true } // a stage with no criteria passes by appearing
+          : await s.deps.verify(
+              { ...s.lt, task: { ...task, criteria, deliverables: ds, scoring } },
+              {
+                artifactsDir: dir,
+                runTool: s.deps.runTool,
+                ...(s.opts.signal ? { signal: s.opts.signal } : {}),
+              },
+            );
+      draft = {
+        type: 'stage.checked',
+        stage: st.name,
+        round,
+        artifacts,
+        verdicts: v.verdicts,
+        score: v.score,
+        passed: v.passed,
+        halt: st.halt_on_fail && !v.passed,
+      };
+    }
+    await emit(draft);
+    latest.set(st.name, { ...draft, v: 0, at: 0 });
+    n++;
+    if (draft.halt) break;
+  }
+  return n;
+}
+
+/**
+ * The final score with weighted stages mixed in: (1 − Σw) × final + Σ w × stage score; passed only
+ * if the final criteria and every weighted stage passed. Unchanged when no stage has a weight.
+ */
+export function mixStages(
+  task: Task,
+  latest: ReadonlyMap<string, StageChecked>,
+  final: { score: number; passed: boolean },
+): {
+  score: number;
+  passed: boolean;
+  stages?: NonNullable<Extract<EventDraft, { type: 'verification.completed' }>['stages']>;
+} {
+  const weighted = stagesOf(task).filter((st) => st.weight > 0);
+  if (weighted.length === 0) return final;
+  const weights: Record<string, { weight: number; score: number; passed: boolean }> = {};
+  let w = 0;
+  let mixed = 0;
+  let passed = final.passed;
+  for (const st of weighted) {
+    const r = latest.get(st.name);
+    weights[st.name] = { weight: st.weight, score: r?.score ?? 0, passed: r?.passed ?? false };
+    w += st.weight;
+    mixed += st.weight * (r?.score ?? 0);
+    passed &&= r?.passed ?? false;
+  }
+  return { score: (1 - w) * final.score + mixed, passed, stages: { weights, finalScore: final.score } };
+}
