@@ -8,6 +8,14 @@ import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/e
 import { snapshotDigest } from '../episode/index.js';
 import { ReplayDivergenceError } from './errors.js';
 
+const HARNESS = new Set<EpisodeEvent['type']>([
+  'stage.checked',
+  'workspace.snapshotted',
+  'sandbox.lost',
+  'episode.resumed',
+  'infra.failed',
+]);
+
 /** One round as the replay viewer shows it. */
 export interface RoundView {
   round: number;
@@ -15,6 +23,11 @@ export interface RoundView {
   observation: string;
   decided: AgentDecided | null;
   actions: ActionExecuted[];
+  /**
+   * What the harness did in the round besides the agent's actions: stage checks, snapshots, lost
+   * sandboxes, resumes, infrastructure faults.
+   */
+  harness: EpisodeEvent[];
   /** Machine state after the round's last event. */
   stateAfter: string;
   /** Digest recorded with the decision (null for v1 logs), and the folded one. */
@@ -61,6 +74,7 @@ export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
         observation,
         decided: e,
         actions: [],
+        harness: [],
         stateAfter: '',
         recordedDigest: e.stateDigest,
         foldedDigest: folded,
@@ -78,6 +92,7 @@ export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
     snap = applyEvent(snap, e);
     if (current) {
       if (e.type === 'action.executed') current.actions.push(e);
+      if (HARNESS.has(e.type)) current.harness.push(e);
       current.toEvent = i;
       current.stateAfter = stateName(snap);
     }

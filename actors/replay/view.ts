@@ -1,5 +1,6 @@
 /** Text views of a replayed round, for the terminal viewer. */
 import { formatResult } from '../episode/index.js';
+import { summarizeEvent } from './summary.js';
 import type { RoundView, Timeline } from './timeline.js';
 
 const clip = (s: string, n: number) =>
@@ -23,6 +24,8 @@ export function renderRound(tl: Timeline, i: number, width = 100): string {
   ];
   for (const a of r.actions)
     lines.push('', `── action ${a.index + 1}`, clip(formatResult(a.action, a.result), 3000));
+  if (r.harness.length > 0) lines.push('', '── harness');
+  for (const e of r.harness) lines.push(`   ${e.type}: ${summarizeEvent(e)}`);
   return lines
     .map((l) =>
       l

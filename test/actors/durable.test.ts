@@ -8,6 +8,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, ScriptedAgent } from '../../actors/agents/index.js';
 import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
+import { buildTimeline, renderRound } from '../../actors/replay/index.js';
 import type { EpisodeEvent, StageChecked } from '../../streams/events.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { episodeKit, type EpisodeKit } from '../helpers/episode.js';
@@ -91,6 +92,7 @@ describe('workspace snapshots and resume', () => {
       of(es, 'action.executed').map((e) => [e.round, e.result.exitCode, e.result.stdout]);
     expect(out(resumed.events)).toEqual(out(full.events));
     expect(of(resumed.events, 'action.executed').filter((e) => e.round === 7)).toHaveLength(1);
+    expect(buildTimeline(resumed.events).checked).toBeGreaterThan(8); // every decision's digest
   }, 120_000);
 
   it('re-executes the actions recorded after the snapshot and compares them', async () => {
@@ -129,6 +131,10 @@ describe('stage checks', () => {
     ]);
     const v = of(events, 'verification.completed')[0]!;
     expect(v.stages?.weights.scaled).toEqual({ weight: 0.25, score: 1, passed: true });
+    // Replay folds the log (digests checked) and shows the stage check in the round that made it.
+    const tl = buildTimeline(events);
+    expect(tl.rounds[1]!.harness.map((e) => e.type)).toEqual(['stage.checked', 'workspace.snapshotted']);
+    expect(renderRound(tl, 1)).toMatch(/stage\.checked: stage model after round 2: score 1\.000 passed/);
   }, 120_000);
 
   it('a failed stage marked halt_on_fail stops the episode at that stage', async () => {
