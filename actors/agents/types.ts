@@ -6,6 +6,15 @@
 import type { RoundRecord } from '../../machines/index.js';
 import type { Task } from '../../tasks/index.js';
 
+/** An image shown to the agent with the current observation. */
+export interface AgentImage {
+  /** What the image is, as the agent reads it: `screenshot`, or the path the agent asked to view. */
+  name: string;
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  data: Buffer;
+}
+
 export interface AgentInput {
   task: Task;
   /** The round being decided (1-based). */
@@ -14,6 +23,11 @@ export interface AgentInput {
   observation: string;
   /** The most recent rounds, oldest first, at most `task.history_window`. */
   history: readonly RoundRecord[];
+  /**
+   * Images belonging to the current observation: the screenshot in a GUI task, or the PNG a CLI
+   * agent asked to see last round (`view_image`). Absent or empty when there is none.
+   */
+  images?: readonly AgentImage[];
   signal?: AbortSignal;
 }
 
