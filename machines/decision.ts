@@ -3,6 +3,8 @@
  * `{ kind: 'invalid', error }`: recorded, answered with an error observation, and the round is spent.
  *
  * Accepted raw shapes: `{ actions: Action[] }`, `{ done: true, message? }`, `{ fail: "reason" }`.
+ * An agent that already knows its output is unusable (a model's malformed tool call) returns
+ * `{ invalid: "reason", ... }`: invalid with that reason.
  */
 import { z } from 'zod';
 import { ActionSchema } from '../tasks/schema.js';
@@ -32,6 +34,8 @@ function describe(err: z.ZodError): string {
 
 /** Parses the raw output, never throwing. */
 export function parseDecision(raw: unknown): Decision {
+  const inv = (raw as { invalid?: unknown } | null)?.invalid;
+  if (typeof inv === 'string' && inv.length > 0) return { kind: 'invalid', error: inv };
   const r = RawSchema.safeParse(raw);
   if (!r.success)
     return {

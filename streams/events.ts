@@ -17,7 +17,8 @@ export const EVENT_VERSION = 2 as const;
  *   v2 additions (no bump: new types and optional fields only, absent from older logs and folded
  *            as before): `workspace.snapshotted`, `stage.checked`, `sandbox.lost`;
  *            `episode.resumed.{reason, snapshotRound, downtimeMs, restoreMs}`;
- *            `verification.completed.stages`.
+ *            `verification.completed.stages`; `agent.retried`; `agent.decided.call`;
+ *            `observation.recorded.images`.
  */
 
 /** Fields every event carries. */
@@ -102,6 +103,49 @@ export interface ObservationRecorded extends EventBase {
   textBlob?: string;
   /** Screenshot digest in the object store (GUI tasks). */
   screenshot?: string;
+  /**
+   * Images shown to the agent with this observation, in the object store: the GUI screenshot, or a
+   * PNG a CLI agent asked to view (`view_image`) in the round before.
+   */
+  images?: { name: string; mediaType: string; digest: string; bytes: number }[];
+}
+
+/** Token counts of one model call. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+  /** Prompt tokens read from the provider's cache (a subset of `input`). */
+  cached: number;
+  /** Prompt tokens written to the provider's cache (a subset of `input`). */
+  cacheWrite: number;
+}
+
+/** What a model-backed agent's call cost (absent for scripted agents). */
+export interface AgentCallRecord {
+  provider: string;
+  model: string;
+  usage: TokenUsage;
+  /** From the price table; null when the model has no price. */
+  costUsd: number | null;
+  /** Wall time of the call, retries and backoff included. */
+  latencyMs: number;
+  /** Provider retries of this call (each also recorded as an `agent.retried` event). */
+  retries: number;
+  stopReason: string | null;
+  promptVersion: number;
+  /** SHA-256 of the JSON array of redacted request/response exchanges in the object store. */
+  exchanges: string;
+}
+
+/** A provider call failed (429, 5xx, timeout) and was retried: never the agent's failure. */
+export interface AgentRetried extends EventBase {
+  type: 'agent.retried';
+  round: number;
+  attempt: number;
+  status?: number;
+  code?: string;
+  message: string;
+  delayMs: number;
 }
 
 export interface AgentDecided extends EventBase {
@@ -116,6 +160,8 @@ export interface AgentDecided extends EventBase {
    * check its fold round by round. `null` in events upcast from v1 logs, which did not record it.
    */
   stateDigest: string | null;
+  /** Tokens, cost and the recorded exchanges, for model-backed agents. */
+  call?: AgentCallRecord;
 }
 
 /** An action is about to run: written before it starts, so a crash mid-action is visible. */
@@ -254,6 +300,7 @@ export type EpisodeEvent =
   | SandboxProvisioned
   | ObservationRecorded
   | AgentDecided
+  | AgentRetried
   | ActionStarted
   | ActionExecuted
   | EpisodeResumed

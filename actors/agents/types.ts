@@ -5,6 +5,7 @@
  */
 import type { RoundRecord } from '../../machines/index.js';
 import type { Task } from '../../tasks/index.js';
+import type { LlmCall } from './llm/types.js';
 
 /** An image shown to the agent with the current observation. */
 export interface AgentImage {
@@ -36,6 +37,11 @@ export interface Agent {
   readonly name: string;
   /** Raw output: `{ actions: [...] }`, `{ done: true }`, `{ fail: "reason" }` — or anything (then invalid). */
   decide(input: AgentInput): Promise<unknown>;
+  /**
+   * Model-backed agents: telemetry of the latest `decide()` (set whether it returned or threw). The
+   * runner records it: retries as `agent.retried` events, tokens/cost/exchanges on `agent.decided`.
+   */
+  readonly lastCall?: LlmCall | null;
 }
 
 /** Builds an agent for one episode of a task. */

@@ -25,6 +25,10 @@ export function why(r: EpisodeResult): string {
 
 /** The results table and the EngiScore line. */
 export function resultsReport(results: readonly EpisodeResult[], summary: RunSummary): string {
+  // Token and cost columns appear only when a model-backed agent ran.
+  const llm = results.some((r) => r.usage);
+  const k = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(n));
+  const usd = (c: number | null) => (c === null ? 'n/a' : `$${c.toFixed(4)}`);
   const rows = results.map((r) => [
     r.taskId,
     r.agent,
@@ -32,6 +36,15 @@ export function resultsReport(results: readonly EpisodeResult[], summary: RunSum
     r.score === null ? '—' : r.score.toFixed(3),
     String(r.rounds),
     fmtMs(r.durationMs),
+    ...(llm
+      ? r.usage
+        ? [
+            `${k(r.usage.input)}/${k(r.usage.output)}/${k(r.usage.cached)}`,
+            usd(r.usage.costUsd),
+            String(r.usage.retries),
+          ]
+        : ['—', '—', '—']
+      : []),
     r.passed ? '' : why(r).slice(0, 140),
   ]);
   const counts = Object.entries(summary.byStatus)
@@ -41,5 +54,15 @@ export function resultsReport(results: readonly EpisodeResult[], summary: RunSum
   const unscored = summary.unscoredTasks.length
     ? `\nNot scored (infrastructure faults only): ${summary.unscoredTasks.join(', ')}`
     : '';
-  return `${table(['task', 'agent', 'status', 'score', 'rounds', 'duration', 'why not passed'], rows)}\n\nEpisodes: ${summary.episodes} (${counts})\nEngiScore: ${score}${unscored}`;
+  let totals = '';
+  if (llm) {
+    const us = results.flatMap((r) => (r.usage ? [r.usage] : []));
+    const sum = (f: (u: (typeof us)[number]) => number) => us.reduce((a, u) => a + f(u), 0);
+    const cost = us.some((u) => u.costUsd === null) ? null : sum((u) => u.costUsd ?? 0);
+    totals = `\nTokens: ${sum((u) => u.input)} in (${sum((u) => u.cached)} cached), ${sum((u) => u.output)} out over ${sum((u) => u.calls)} calls; cost ${usd(cost)}; provider retries ${sum((u) => u.retries)}`;
+  }
+  const head = ['task', 'agent', 'status', 'score', 'rounds', 'duration'];
+  if (llm) head.push('tokens in/out/cached', 'cost', 'retries');
+  head.push('why not passed');
+  return `${table(head, rows)}\n\nEpisodes: ${summary.episodes} (${counts})\nEngiScore: ${score}${totals}${unscored}`;
 }

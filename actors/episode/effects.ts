@@ -6,9 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EpisodeContext } from '../../machines/index.js';
 import { parseDecision } from '../../machines/index.js';
-import type { CommandResult, EventDraft, StageChecked } from '../../streams/events.js';
+import type { AgentCallRecord, CommandResult, EventDraft, StageChecked } from '../../streams/events.js';
 import type { Action, LoadedTask } from '../../tasks/index.js';
-import type { Agent } from '../agents/index.js';
+import { viewImageRequest, type Agent } from '../agents/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { observationText } from './observe.js';
@@ -59,6 +59,45 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
   return { type: 'sandbox.provisioned', sandboxes: ids };
 }
 
+/** Largest image passed to an agent (providers reject bigger ones). */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** PNG or JPEG by magic bytes, else null. */
+function imageType(b: Buffer): string | null {
+  if (b.length > 8 && b.readUInt32BE(0) === 0x89504e47) return 'image/png';
+  if (b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  return null;
+}
+
+/** Images the previous round's actions asked to see (`view_image`), read from the sandboxes. */
+async function requestedImages(
+  s: EffectScope,
+  ctx: EpisodeContext,
+): Promise<{ images: StoredImage[]; notes: string[] }> {
+  const images: StoredImage[] = [];
+  const notes: string[] = [];
+  const first = Object.keys(s.lt.task.environment.sandboxes)[0]!;
+  for (const { action } of ctx.history.at(-1)?.results ?? []) {
+    const want = viewImageRequest(action);
+    if (!want) continue;
+    const bytes = await s.sandboxes.get(want.sandbox ?? first)?.getFile(want.path);
+    const type = bytes ? imageType(bytes) : null;
+    if (!bytes) notes.push(`view_image ${want.path}: no such file`);
+    else if (!type) notes.push(`view_image ${want.path}: not a PNG or JPEG`);
+    else if (bytes.length > MAX_IMAGE_BYTES) notes.push(`view_image ${want.path}: larger than 5 MiB`);
+    else {
+      images.push({
+        name: want.path,
+        mediaType: type,
+        digest: await s.deps.blobs.put(bytes),
+        bytes: bytes.length,
+      });
+      notes.push(`view_image ${want.path}: attached (${bytes.length} bytes)`);
+    }
+  }
+  return { images, notes };
+}
+
 export async function observe(s: EffectScope, ctx: EpisodeContext): Promise<EventDraft> {
   let listing: string | null = null;
   if (ctx.history.length === 0) {
@@ -68,42 +107,100 @@ export async function observe(s: EffectScope, ctx: EpisodeContext): Promise<Even
       listing = r.stdout.trim();
     }
   }
-  return { type: 'observation.recorded', round: ctx.round + 1, text: observationText(ctx, listing) };
+  const { images, notes } = await requestedImages(s, ctx);
+  const text = observationText(ctx, listing) + (notes.length ? `\n${notes.join('\n')}` : '');
+  return { type: 'observation.recorded', round: ctx.round + 1, text, ...(images.length ? { images } : {}) };
 }
 
+/** An image to show the agent, as stored with the observation. */
+export type StoredImage = NonNullable<
+  Extract<EventDraft, { type: 'observation.recorded' }>['images']
+>[number];
+
+/**
+ * Asks the agent. A model-backed agent's provider retries are emitted as `agent.retried` events
+ * (also when it finally throws: a provider that stays down is an infrastructure fault), and its
+ * tokens, cost and redacted exchanges (stored as a blob) go on the `agent.decided` draft.
+ */
 export async function decide(
   s: EffectScope,
   ctx: EpisodeContext,
   agent: Agent,
   parent: Span,
   stateDigest: string,
+  images: readonly StoredImage[],
+  emit: (d: EventDraft) => Promise<void>,
 ): Promise<EventDraft> {
   const round = ctx.round + 1;
   const span = startSpan('agent.decide', { 'engiloop.task': ctx.taskId, 'engiloop.round': round }, parent);
   const t0 = performance.now();
+  const recordRetries = async () => {
+    for (const r of agent.lastCall?.retries ?? [])
+      await emit({
+        type: 'agent.retried',
+        round,
+        attempt: r.attempt,
+        ...(r.status === undefined ? {} : { status: r.status }),
+        ...(r.code === undefined ? {} : { code: r.code }),
+        message: r.message,
+        delayMs: r.delayMs,
+      });
+  };
+  let raw: unknown;
   try {
-    const raw = await agent.decide({
+    const shown = await Promise.all(
+      images.map(async (i) => ({
+        name: i.name,
+        mediaType: i.mediaType,
+        data: await s.deps.blobs.get(i.digest),
+      })),
+    );
+    raw = await agent.decide({
       task: s.lt.task,
       round,
       observation: ctx.observation ?? '',
       history: ctx.history,
+      ...(shown.length ? { images: shown } : {}),
       ...(s.opts.signal ? { signal: s.opts.signal } : {}),
     });
-    const decision = parseDecision(raw);
-    span.setAttribute('engiloop.decision', decision.kind);
-    endSpan(span);
-    return {
-      type: 'agent.decided',
-      round,
-      raw: raw ?? null,
-      decision,
-      latencyMs: Math.round(performance.now() - t0),
-      stateDigest,
-    };
   } catch (e) {
     endSpan(span, e);
+    await recordRetries();
     throw e;
   }
+  await recordRetries();
+  const decision = parseDecision(raw);
+  const c = agent.lastCall;
+  const call: AgentCallRecord | undefined = c
+    ? {
+        provider: c.provider,
+        model: c.model,
+        usage: c.usage,
+        costUsd: c.costUsd,
+        latencyMs: Math.round(c.latencyMs),
+        retries: c.retries.length,
+        stopReason: c.stopReason,
+        promptVersion: c.promptVersion,
+        exchanges: await s.deps.blobs.put(Buffer.from(JSON.stringify(c.exchanges))),
+      }
+    : undefined;
+  span.setAttribute('engiloop.decision', decision.kind);
+  if (call)
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': call.usage.input,
+      'gen_ai.usage.output_tokens': call.usage.output,
+      'gen_ai.request.model': call.model,
+    });
+  endSpan(span);
+  return {
+    type: 'agent.decided',
+    round,
+    raw: raw ?? null,
+    decision,
+    latencyMs: Math.round(performance.now() - t0),
+    stateDigest,
+    ...(call ? { call } : {}),
+  };
 }
 
 function refused(message: string): CommandResult {

@@ -6,6 +6,7 @@ export type {
   EpisodeDeps,
   EpisodeOptions,
   EpisodeResult,
+  AgentUsage,
   EpisodeProgress,
   EventSink,
   BlobSink,
@@ -13,6 +14,6 @@ export type {
   VerifyFn,
 } from './ports.js';
 export { verifyTask } from './verify-task.js';
-export { resultOf, resultFromLog, type ResultFacts } from './result.js';
+export { resultOf, resultFromLog, agentUsage, type ResultFacts } from './result.js';
 export { pendingEffect, interruptedAction } from './restore.js';
 export { normalizer, firstDiff } from './normalize.js';

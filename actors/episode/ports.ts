@@ -84,4 +84,20 @@ export interface EpisodeResult {
   snapshotDigest: string | null;
   /** Events appended. */
   events: number;
+  /** Model tokens, cost and provider retries over the episode; null for scripted agents. */
+  usage: AgentUsage | null;
+}
+
+/** A model-backed agent's usage over one episode. */
+export interface AgentUsage {
+  calls: number;
+  input: number;
+  output: number;
+  cached: number;
+  /** USD from the price table; null when a model had no price. */
+  costUsd: number | null;
+  /** Provider retries (429, 5xx, timeouts): never the agent's failure. */
+  retries: number;
+  /** Time spent in calls, retries and backoff included. */
+  latencyMs: number;
 }

@@ -1,7 +1,7 @@
 /** An episode's result, read off its machine snapshot (live) or its log (status, results, resume). */
 import { fold, type EpisodeSnapshot } from '../../machines/index.js';
 import type { ErrorData, EpisodeEvent } from '../../streams/events.js';
-import type { EpisodeResult } from './ports.js';
+import type { AgentUsage, EpisodeResult } from './ports.js';
 
 export interface ResultFacts {
   episodeId: string;
@@ -12,6 +12,30 @@ export interface ResultFacts {
   snapshotDigest: string | null;
   /** A failure to record, which overrides the machine's status. */
   recordingError?: ErrorData | null;
+  /** Model usage summed over the episode (see {@link agentUsage}). */
+  usage?: AgentUsage | null;
+}
+
+/**
+ * Sums a model-backed agent's calls over an episode's events; null for agents that report none
+ * (scripted). Cost is null as soon as one call had no price.
+ */
+export function agentUsage(events: readonly EpisodeEvent[]): AgentUsage | null {
+  let u: AgentUsage | null = null;
+  for (const e of events) {
+    if (e.type === 'agent.retried' && u) u.retries++;
+    if (e.type === 'agent.retried' && !u)
+      u = { calls: 0, input: 0, output: 0, cached: 0, costUsd: 0, retries: 1, latencyMs: 0 };
+    if (e.type !== 'agent.decided' || !e.call) continue;
+    u ??= { calls: 0, input: 0, output: 0, cached: 0, costUsd: 0, retries: 0, latencyMs: 0 };
+    u.calls++;
+    u.input += e.call.usage.input;
+    u.output += e.call.usage.output;
+    u.cached += e.call.usage.cached;
+    u.latencyMs += e.call.latencyMs;
+    u.costUsd = u.costUsd === null || e.call.costUsd === null ? null : u.costUsd + e.call.costUsd;
+  }
+  return u;
 }
 
 export function resultOf(snap: EpisodeSnapshot, f: ResultFacts): EpisodeResult {
@@ -30,6 +54,7 @@ export function resultOf(snap: EpisodeSnapshot, f: ResultFacts): EpisodeResult {
     error: f.recordingError ?? (c.error ? { code: c.error.code, message: c.error.message } : null),
     snapshotDigest: f.recordingError ? null : f.snapshotDigest,
     events: f.events,
+    usage: f.usage ?? null,
   };
 }
 
@@ -45,5 +70,6 @@ export function resultFromLog(events: readonly EpisodeEvent[]): EpisodeResult | 
     durationMs: last.at - first.at,
     events: events.length,
     snapshotDigest: last.snapshotDigest,
+    usage: agentUsage(events),
   });
 }

@@ -25,7 +25,7 @@ import { RecordingError } from './errors.js';
 import { pendingEffect, restore } from './restore.js';
 import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
 import { checkStages, latestStages } from './stages.js';
-import { resultOf } from './result.js';
+import { agentUsage, resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
 /**
@@ -51,6 +51,15 @@ function describeAction(e: EpisodeEvent): string | null {
     return e.action.type === 'shell' ? e.action.command.split('\n')[0]!.slice(0, 60) : e.action.type;
   if (e.type === 'agent.decided' && e.decision.kind !== 'act') return e.decision.kind.toUpperCase();
   return null;
+}
+
+/** Images recorded with the latest observation (what the agent is about to decide on). */
+function shownImages(events: readonly EpisodeEvent[]): fx.StoredImage[] {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'observation.recorded') return e.images ?? [];
+  }
+  return [];
 }
 
 /** Runs `lt` once with `opts.agent`; never throws for agent or infrastructure faults. */
@@ -142,7 +151,17 @@ export async function runEpisode(
         return emit(await fx.observe(scope, snap.context));
       }
       case 'decide':
-        return emit(await fx.decide(scope, ctx, opts.agent, roundSpan ?? span, snapshotDigest(snap)));
+        return emit(
+          await fx.decide(
+            scope,
+            ctx,
+            opts.agent,
+            roundSpan ?? span,
+            snapshotDigest(snap),
+            shownImages(events),
+            emit,
+          ),
+        );
       case 'execute':
         while (stateName(snap) === 'acting' && snap.context.executed < snap.context.pending.length) {
           const index = snap.context.executed;
@@ -243,6 +262,7 @@ export async function runEpisode(
     events: count,
     snapshotDigest: digest,
     recordingError: logError ? toErrorData(logError) : null,
+    usage: agentUsage(events),
   });
   span.setAttributes({ 'engiloop.status': result.status, 'engiloop.rounds': result.rounds });
   endSpan(span, logError ?? undefined);

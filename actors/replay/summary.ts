@@ -15,13 +15,15 @@ export function summarizeEvent(e: EpisodeEvent): string {
     case 'observation.recorded':
       return `round ${e.round}: ${one(e.text)}`;
     case 'agent.decided':
-      return `round ${e.round}: ${e.decision.kind === 'act' ? e.decision.actions.map((a) => (a.type === 'shell' ? one(a.command, 60) : a.type)).join(' ; ') : e.decision.kind === 'invalid' ? `INVALID ${one(e.decision.error, 70)}` : e.decision.kind.toUpperCase()} (${e.latencyMs} ms)`;
+      return `round ${e.round}: ${e.decision.kind === 'act' ? e.decision.actions.map((a) => (a.type === 'shell' ? one(a.command, 60) : a.type)).join(' ; ') : e.decision.kind === 'invalid' ? `INVALID ${one(e.decision.error, 70)}` : e.decision.kind.toUpperCase()} (${e.latencyMs} ms${e.call ? `, ${e.call.usage.input}→${e.call.usage.output} tokens${e.call.costUsd === null ? '' : `, $${e.call.costUsd.toFixed(4)}`}` : ''})`;
     case 'action.executed':
       return `round ${e.round}.${e.index}: exit ${e.result.exitCode ?? '-'}${e.result.timedOut ? ' TIMEOUT' : ''}${e.result.truncated ? ' CUT' : ''} ${e.result.durationMs} ms ${one(e.result.stderr || e.result.stdout, 60)}`;
     case 'verification.completed':
       return `score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'not passed'}: ${e.verdicts.map((v) => `${v.criterion}=${v.passed ? 'ok' : 'FAIL'}`).join(' ')}`;
     case 'infra.failed':
       return `${e.error.code} during ${e.during}: ${one(e.error.message)}`;
+    case 'agent.retried':
+      return `round ${e.round}: provider attempt ${e.attempt} failed (${e.status ?? e.code ?? '?'}: ${one(e.message, 60)}), retry in ${e.delayMs} ms`;
     case 'action.started':
       return `round ${e.round}.${e.index}: ${e.action.type === 'shell' ? one(e.action.command, 70) : e.action.type}`;
     case 'episode.resumed':

@@ -54,6 +54,7 @@ describe('verify-suite', () => {
       error: null,
       snapshotDigest: null,
       events: 5,
+      usage: null,
     };
     const verdict = (criterion: string, passed: boolean) => ({
       criterion,
