@@ -19,6 +19,11 @@ export type BlobSink = BlobStore;
 
 export interface SandboxFactory {
   create(opts: SandboxCreateOptions): Promise<Sandbox>;
+  /**
+   * Removes this host's containers with these labels whose creating process is dead (a killed
+   * worker's sandboxes); optional. Returns how many were removed.
+   */
+  removeOrphans?(opts: { labels: Record<string, string> }): Promise<number>;
 }
 
 /** Verifies delivered artifacts against the task's criteria and scores them. */

@@ -72,6 +72,12 @@ export async function restore(
       downtimeMs: now() - lastAt,
       restoreMs: 0,
     };
+  // A dead worker on this host left its containers running: remove them first (one on another
+  // host is removed when a worker starts there).
+  if (reason === 'worker_lost')
+    await s.deps.sandboxes
+      .removeOrphans?.({ labels: { 'io.engiloop.episode': s.opts.episodeId } })
+      .catch(() => 0);
   const provisioned = await fx.provision(s);
   const sandboxes = provisioned.type === 'sandbox.provisioned' ? provisioned.sandboxes : {};
   const snapshot = latestSnapshot(prior);

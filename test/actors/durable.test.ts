@@ -3,11 +3,13 @@
  * snapshots every K rounds, resume from the latest snapshot, stage checks during the episode, and
  * the retry policy for a sandbox killed from outside.
  */
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, ScriptedAgent } from '../../actors/agents/index.js';
 import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
+import { HOST_LABEL, LABEL, PID_LABEL } from '../../actors/sandbox/index.js';
 import { buildTimeline, renderRound } from '../../actors/replay/index.js';
 import type { EpisodeEvent, StageChecked } from '../../streams/events.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
@@ -32,9 +34,9 @@ afterAll(async () => {
 async function play(
   lt: LoadedTask,
   agent = createAgent('scripted', lt),
-  o: { prior?: EpisodeEvent[]; snapshotEvery?: number } = {},
+  o: { prior?: EpisodeEvent[]; snapshotEvery?: number; id?: string } = {},
 ): Promise<{ r: EpisodeResult; events: EpisodeEvent[]; id: string }> {
-  const id = `${kit.runId}-dur-${++n}`;
+  const id = o.id ?? `${kit.runId}-dur-${++n}`;
   if (o.prior) {
     const w = kit.log.writer(id);
     for (const e of o.prior) await w.append(e);
@@ -79,7 +81,28 @@ describe('workspace snapshots and resume', () => {
     // Cut the log as a SIGKILL would: after round 7's action started, before its result.
     const cut = full.events.findIndex((e) => e.type === 'action.started' && e.round === 7);
     const prior = full.events.slice(0, cut + 1);
-    const resumed = await play(plate, createAgent('scripted', plate), { prior, snapshotEvery: 2 });
+    // The dead worker's sandbox, still running on this host: the resume removes it.
+    const id = `${kit.runId}-dur-resume`;
+    const docker = new Docker();
+    const stale = await docker.createContainer({
+      Image: 'engiloop/base:bookworm',
+      Cmd: ['sleep', 'infinity'],
+      Labels: {
+        [LABEL]: '1',
+        [HOST_LABEL]: hostname(),
+        [PID_LABEL]: '2147483646',
+        'io.engiloop.run': kit.runId,
+        'io.engiloop.episode': id,
+      },
+    });
+    await stale.start();
+    const resumed = await play(plate, createAgent('scripted', plate), { prior, snapshotEvery: 2, id });
+    expect(
+      await stale.inspect().then(
+        () => 'present',
+        () => 'removed',
+      ),
+    ).toBe('removed');
     const ev = of(resumed.events, 'episode.resumed')[0]!;
     expect(ev.snapshotRound).toBe(6);
     expect(ev.replayed).toBe(0); // nothing recorded between the snapshot and the cut
