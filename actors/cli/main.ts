@@ -5,6 +5,7 @@ import { EngiloopError } from '../../machines/errors.js';
 import { initTelemetry } from '../telemetry.js';
 import { distributedCommands } from './commands/distributed.js';
 import { inspectCommands } from './commands/inspect.js';
+import { mcpCommand } from './commands/mcp.js';
 import { miscCommands } from './commands/misc.js';
 import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
@@ -29,6 +30,7 @@ inspectCommands(program);
 replayCommand(program);
 distributedCommands(program);
 miscCommands(program);
+mcpCommand(program);
 
 // A closed pipe (`engiloop … | head`) ends output quietly instead of crashing.
 for (const stream of [process.stdout, process.stderr])

@@ -34,6 +34,7 @@ describe('engiloop', () => {
     for (const args of [
       [],
       ['run'],
+      ['mcp'],
       ['tasks'],
       ['tasks', 'list'],
       ['tasks', 'validate'],

@@ -1,0 +1,140 @@
+/**
+ * `engiloop mcp --task <dir>`: one episode of a task served as MCP tools over stdio, so any
+ * MCP-capable agent can work in the sandbox while engiloop records every step and verifies the
+ * deliverables when the agent calls `done`. stdout is the MCP channel: everything else goes to stderr.
+ */
+import { dirname, join } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { validateId } from '../../../streams/index.js';
+import { loadSuite, type LoadedTask } from '../../../tasks/index.js';
+import { runEpisode, type EpisodeProgress } from '../../episode/index.js';
+import { McpBridgeAgent, createMcpServer, endText, type ScreenshotSource } from '../../mcp/index.js';
+import { episodeId, summarize } from '../../run/index.js';
+import { CliExit, EXIT } from '../exit.js';
+import { withRunEnv } from '../run-env.js';
+import type { StreamsEnv } from '../streams-env.js';
+import { checkCriterion } from './tasks.js';
+
+interface McpFlags {
+  task: string;
+  runId?: string;
+}
+
+/** Loads exactly one valid task from `path`; anything else is bad input. */
+async function loadOne(path: string): Promise<LoadedTask> {
+  const load = await loadSuite(path, { checkCriterion }).catch((e: Error) => {
+    throw new CliExit(EXIT.BAD_INPUT, e.message);
+  });
+  if (load.errors[0]) throw new CliExit(EXIT.BAD_INPUT, load.errors[0].message);
+  if (load.tasks.length !== 1)
+    throw new CliExit(EXIT.BAD_INPUT, `${path} holds ${load.tasks.length} tasks: give one task folder`);
+  return load.tasks[0]!;
+}
+
+const untilAborted = (signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+
+/** The screenshot digest of the episode's latest observation, fetched from the object store. */
+const latestScreenshot =
+  (streams: StreamsEnv, id: string): ScreenshotSource =>
+  async () => {
+    const events = await streams.log.read(id);
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if (e.type !== 'observation.recorded') continue;
+      if (!e.screenshot) return null;
+      return { name: 'screenshot', mediaType: 'image/png', data: await streams.blobs.get(e.screenshot) };
+    }
+    return null;
+  };
+
+/** One stderr line per state or round change. */
+function progressLog(): (p: EpisodeProgress) => void {
+  let last = '';
+  return (p) => {
+    const line = `[${p.taskId}] ${p.state} round ${p.round}/${p.maxRounds}${p.lastAction ? `  ${p.lastAction}` : ''}`;
+    if (line !== last) console.error(line);
+    last = line;
+  };
+}
+
+export function mcpCommand(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve one episode of a task as MCP tools over stdio, for any MCP-capable agent')
+    .requiredOption('-t, --task <dir>', 'task folder (with task.yaml)')
+    .option('--run-id <id>', 'run id to record the episode under (default: a new one)')
+    .addHelpText(
+      'after',
+      '\nstdout carries the MCP protocol; logs go to stderr. The episode starts when the client has\n' +
+        'initialized and ends when it calls `done` or `fail`, at the round limit, or when it disconnects\n' +
+        '(infra_error ABORTED, containers removed). The process exits when the client disconnects.\n' +
+        'Exit codes: 0 the episode ended (whatever it scored), 1 it ended in infra_error, 2 bad input,\n' +
+        '3 NATS or Docker unusable.',
+    )
+    .action(async (f: McpFlags) => {
+      // stdout is the MCP channel: a stray console.log anywhere would corrupt it.
+      console.log = console.info = console.debug = console.error;
+      const lt = await loadOne(f.task);
+      if (f.runId !== undefined)
+        try {
+          validateId('run', f.runId);
+        } catch (e) {
+          throw new CliExit(EXIT.BAD_INPUT, `--run-id: ${(e as Error).message}`);
+        }
+
+      await withRunEnv(async (env) => {
+        const runId = f.runId ?? env.runId;
+        const id = episodeId(runId, lt.task.id, 1);
+        const gone = new AbortController();
+        const onGone = () => gone.abort();
+        process.stdin.once('end', onGone).once('close', onGone);
+        const signal = AbortSignal.any([env.signal, gone.signal]);
+        const agent = new McpBridgeAgent();
+        const server = createMcpServer(lt, agent, { screenshot: latestScreenshot(env.streams, id) });
+        const ready = new Promise<void>((resolve) => (server.server.oninitialized = resolve));
+        await server.connect(new StdioServerTransport());
+        try {
+          console.error(`engiloop mcp: task ${lt.task.id}; waiting for an MCP client on stdin/stdout`);
+          await Promise.race([ready, untilAborted(signal)]);
+          if (signal.aborted) throw new CliExit(EXIT.INFRA, 'the MCP client went away before initializing');
+          agent.setClient(server.server.getClientVersion()?.name);
+          await env.streams.runs.start(runId, {
+            suite: f.task,
+            agent: agent.name,
+            episodes: [id],
+            startedAt: Date.now(),
+          });
+          console.error(`run ${runId}: episode ${id}, agent ${agent.name} — events in ${env.streams.where}`);
+          const result = await runEpisode(lt, env.deps, {
+            episodeId: id,
+            runId,
+            agent,
+            artifactsDir: join(dirname(env.runDir), runId, id, 'artifacts'),
+            signal,
+            onProgress: progressLog(),
+          });
+          agent.end(result);
+          const summary = summarize([result]);
+          await env.streams.runs.finish(runId, {
+            runId,
+            suite: f.task,
+            agent: agent.name,
+            results: [result],
+            summary,
+            invalidTasks: [],
+          });
+          console.error(`${endText(result)}\nrun ${runId} — results: engiloop results ${runId}`);
+          process.exitCode = result.status === 'infra_error' ? EXIT.INFRA : EXIT.OK;
+          // Until the client disconnects, further calls are answered "the episode has ended".
+          await untilAborted(signal);
+        } finally {
+          process.stdin.off('end', onGone).off('close', onGone);
+          await server.close();
+        }
+      });
+    });
+}
