@@ -17,6 +17,7 @@ export const IMAGES: readonly ImageDef[] = [
   { name: 'freecad', tag: 'engiloop/freecad:latest', kind: 'dockerfile', from: 'base' },
   { name: 'kicad', tag: 'engiloop/kicad:latest', kind: 'dockerfile', from: 'base' },
   { name: 'blender', tag: 'engiloop/blender:latest', kind: 'dockerfile', from: 'base' },
+  { name: 'desktop', tag: 'engiloop/desktop:latest', kind: 'dockerfile', from: 'base' },
 ];
 
 /** The build command a user should run for a missing image. */

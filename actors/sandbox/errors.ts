@@ -1,11 +1,18 @@
 /**
- * Sandbox errors. Every failure of the sandbox layer is a `SandboxError` with one of four codes;
- * callers branch on the predicates, never on messages. A command that fails is not an error.
+ * Sandbox errors. Every failure of the sandbox layer is a `SandboxError` with one of its codes;
+ * callers branch on the predicates, never on messages. A command that fails is not an error, nor is
+ * a GUI action that fails (a click off the screen): those are results.
  */
 import { EngiloopError, hasCode } from '../../machines/errors.js';
 
 /** The stable codes a `SandboxError` carries. */
-export type SandboxErrorCode = 'DOCKER_UNREACHABLE' | 'IMAGE_MISSING' | 'CONTAINER_GONE' | 'SANDBOX_IO';
+export type SandboxErrorCode =
+  | 'DOCKER_UNREACHABLE'
+  | 'IMAGE_MISSING'
+  | 'CONTAINER_GONE'
+  | 'SANDBOX_IO'
+  /** The virtual desktop of a GUI sandbox cannot be started or reached, or an app's window never came. */
+  | 'GUI_UNAVAILABLE';
 
 /** A failure of the Docker sandbox layer (an infrastructure fault, never the agent's). */
 export class SandboxError extends EngiloopError {
@@ -58,4 +65,9 @@ export function isContainerGone(err: unknown): err is SandboxError {
 /** True when copying files in or out of a sandbox failed (or a path was refused). */
 export function isSandboxIo(err: unknown): err is SandboxError {
   return hasCode(err, 'SANDBOX_IO');
+}
+
+/** True when a GUI sandbox's desktop could not be started or reached (see `actors/sandbox/gui.ts`). */
+export function isGuiUnavailable(err: unknown): err is SandboxError {
+  return hasCode(err, 'GUI_UNAVAILABLE');
 }

@@ -15,7 +15,21 @@ export {
   isContainerGone,
   isDockerUnreachable,
   isImageMissing,
+  isGuiUnavailable,
   isSandboxIo,
 } from './errors.js';
 export type { SandboxErrorCode } from './errors.js';
 export { asyncDispose } from './dispose.js';
+export { DESKTOP_SCREEN, guiTurn, launchApp, runGuiActions, startDesktop } from './gui.js';
+export type {
+  GuiActionResult,
+  GuiActionsOutcome,
+  GuiTurn,
+  GuiTurnOptions,
+  RunGuiActionsOptions,
+} from './gui.js';
+export { screenshot, waitForWindow, windows } from './gui-observe.js';
+export type { GuiWindow, ObserveOptions, Screenshot, WindowInfo, WindowList } from './gui-observe.js';
+export { planGuiAction } from './gui-commands.js';
+export type { GuiAction, GuiActionError, GuiActionErrorCode, GuiLimits, ScreenSize } from './gui-commands.js';
+export { KeyNameError, toXdotoolKeys } from './gui-keys.js';
