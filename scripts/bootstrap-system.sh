@@ -52,7 +52,8 @@ fi
 if ! docker info >/dev/null 2>&1; then
   if [ -n "${DOCKER_HOST:-}" ]; then log "DOCKER_HOST=$DOCKER_HOST does not answer"; exit 2; fi
   log "starting dockerd (log: /var/log/engiloop-dockerd.log)"
-  nohup dockerd >/var/log/engiloop-dockerd.log 2>&1 &
+  # Its own session: a Ctrl-C, or a tool killing the calling process group, must not take it down.
+  setsid nohup dockerd >/var/log/engiloop-dockerd.log 2>&1 < /dev/null &
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
   docker info >/dev/null 2>&1 || { log "dockerd did not come up; see /var/log/engiloop-dockerd.log"; tail -20 /var/log/engiloop-dockerd.log >&2; exit 2; }
 fi

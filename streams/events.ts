@@ -18,7 +18,7 @@ export const EVENT_VERSION = 2 as const;
  *            as before): `workspace.snapshotted`, `stage.checked`, `sandbox.lost`;
  *            `episode.resumed.{reason, snapshotRound, downtimeMs, restoreMs}`;
  *            `verification.completed.stages`; `agent.retried`; `agent.decided.call`;
- *            `observation.recorded.images`.
+ *            `observation.recorded.images`; `CommandResult.skipped`.
  */
 
 /** Fields every event carries. */
@@ -48,6 +48,8 @@ export interface CommandResult {
   timedOut: boolean;
   /** SHA-256 digests of the full stdout/stderr in the object store, when either exceeded 64 KiB. */
   blobs?: { stdout?: string; stderr?: string };
+  /** Not run: an earlier GUI action of the same turn failed (AutoCAD-Bench's stop-at-first-failure). */
+  skipped?: boolean;
 }
 
 /** The agent's output as parsed by the harness. */

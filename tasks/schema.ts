@@ -57,6 +57,23 @@ export const SandboxSpecSchema = z.object({
       pids: z.number().int().min(16).default(256),
     })
     .default({ cpus: 1, memory_mb: 1024, pids: 256 }),
+  /**
+   * GUI sandboxes (image `engiloop/desktop:latest`): the desktop (Xvfb 1920×1080 + openbox) is
+   * started after provisioning, `launch` is started detached, and the episode waits for a window
+   * whose title matches `window` before the first screenshot.
+   */
+  desktop: z
+    .object({
+      /** Command starting the app, e.g. `librecad` or `freecad part.FCStd`. */
+      launch: z.string().min(1).optional(),
+      /** Regular expression of the app's main window title. */
+      window: z.string().optional(),
+      /** How long the app may take to show its window. Default 90 s. */
+      timeout_sec: z.number().positive().default(90),
+      /** Pause after a turn's actions before the screenshot, so apps can repaint. Default 500 ms. */
+      settle_ms: z.number().int().min(0).default(500),
+    })
+    .optional(),
 });
 
 export const DeliverableSchema = z.object({
@@ -236,6 +253,12 @@ export const TaskSchema = z
         code: 'custom',
         path: ['stages'],
         message: `stage weights add up to ${weights} (at most 1)`,
+      });
+    if (t.interface === 'gui' && !Object.values(t.environment.sandboxes).some((sb) => sb.desktop))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['environment', 'sandboxes'],
+        message: 'a GUI task needs a sandbox with `desktop:` (image engiloop/desktop:latest)',
       });
     t.deliverables.forEach((d, i) => {
       if (d.sandbox !== undefined && !names.includes(d.sandbox))

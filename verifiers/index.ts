@@ -42,7 +42,14 @@ export { caeVerifiers, meshCheck, calculixResult } from './cae/index.js';
 export { camVerifiers, gcodeCheck } from './cam/index.js';
 export { bimVerifiers, ifcModel } from './bim/index.js';
 export { edaVerifiers, spiceMeasure, verilogTestbench, yosysEquivalence, kicadBoard } from './eda/index.js';
-export { vizVerifiers, gltfSceneVerifier, blendSceneVerifier, renderCompareVerifier } from './viz/index.js';
+export {
+  vizVerifiers,
+  gltfSceneVerifier,
+  blendSceneVerifier,
+  renderCompareVerifier,
+  decodePng,
+  diffFraction,
+} from './viz/index.js';
 export { draftingVerifiers, dxfDrawing, draftingScoreVerifier, draftingScore } from './drafting/index.js';
 export type {
   CriterionInput,

@@ -12,6 +12,7 @@ import { viewImageRequest, type Agent } from '../agents/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { observationText } from './observe.js';
+import { executeGui, observeGui, startDesktops } from './gui-effects.js';
 import { mixStages } from './stages.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 import { readFile } from 'node:fs/promises';
@@ -56,6 +57,7 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
   for (const f of task.inputs.files) await add(f.sandbox ?? first, f.src, f.dest ?? f.src);
   for (const img of task.inputs.reference_images) await add(first, img, img);
   for (const [name, list] of files) await s.sandboxes.get(name)!.putFiles(list);
+  await startDesktops(s);
   return { type: 'sandbox.provisioned', sandboxes: ids };
 }
 
@@ -99,6 +101,7 @@ async function requestedImages(
 }
 
 export async function observe(s: EffectScope, ctx: EpisodeContext): Promise<EventDraft> {
+  if (s.lt.task.interface === 'gui') return observeGui(s, ctx);
   let listing: string | null = null;
   if (ctx.history.length === 0) {
     const main = s.sandboxes.values().next().value;
@@ -215,9 +218,15 @@ export async function execute(
   parent: Span,
 ): Promise<CommandResult> {
   const { task } = s.lt;
-  if (action.type !== 'shell')
+  if (action.type !== 'shell') {
+    if (task.interface === 'gui') return executeGui(s, action);
     return refused(
-      `action "${action.type}" is not available in a ${task.interface.toUpperCase()} task; use {"type":"shell","command":"..."}`,
+      `action "${action.type}" is not available in a CLI task; use {"type":"shell","command":"..."}`,
+    );
+  }
+  if (task.interface === 'gui')
+    return refused(
+      'shell commands are not available in a GUI task: use click, double_click, drag, move, scroll, key, type or wait',
     );
   const name = action.sandbox ?? Object.keys(task.environment.sandboxes)[0]!;
   const sb = s.sandboxes.get(name);

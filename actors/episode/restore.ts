@@ -2,6 +2,8 @@
  * Resume: rebuild the sandboxes of an episode whose worker died (or whose sandbox vanished), by
  * provisioning fresh ones, unpacking the latest workspace snapshot into them, and re-running every
  * action recorded after that snapshot in order, comparing each result with the recorded one.
+ * GUI tasks use no snapshot (their apps' state is in memory): every action is re-run from the start
+ * on a fresh desktop.
  *
  * Rule for an interrupted action (an `action.started` with no `action.executed`): it is re-run, once,
  * by the resuming worker, and its result is recorded then; nothing of the interrupted attempt was
@@ -80,7 +82,8 @@ export async function restore(
       .catch(() => 0);
   const provisioned = await fx.provision(s);
   const sandboxes = provisioned.type === 'sandbox.provisioned' ? provisioned.sandboxes : {};
-  const snapshot = latestSnapshot(prior);
+  // GUI apps keep their state in memory: rebuild it by re-running every action from the start.
+  const snapshot = s.lt.task.interface === 'gui' ? null : latestSnapshot(prior);
   if (snapshot)
     for (const [name, { digest }] of Object.entries(snapshot.event.sandboxes)) {
       const sb = s.sandboxes.get(name);
@@ -90,7 +93,7 @@ export async function restore(
   const divergences: { round: number; index: number; diff: string }[] = [];
   const recorded = prior
     .slice(snapshot ? snapshot.index + 1 : 0)
-    .filter((e): e is ActionExecuted => e.type === 'action.executed');
+    .filter((e): e is ActionExecuted => e.type === 'action.executed' && !e.result.skipped);
   for (const e of recorded) {
     const r = await fx.execute(s, e.action, e.round, s.span);
     const [a, b] = [norm(formatResult(e.action, e.result)), norm(formatResult(e.action, r))];

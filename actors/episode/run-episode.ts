@@ -22,6 +22,7 @@ import { endSpan, startSpan } from '../telemetry.js';
 import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { RecordingError } from './errors.js';
+import { notRun } from './gui-effects.js';
 import { pendingEffect, restore } from './restore.js';
 import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
 import { checkStages, latestStages } from './stages.js';
@@ -83,7 +84,10 @@ export async function runEpisode(
   let count = prior.length;
   /** Every event of the episode so far (prior ones first): stages, snapshots and restores read it. */
   const events: EpisodeEvent[] = [...prior];
-  const every = opts.snapshotEvery ?? task.limits.snapshot_every ?? 10;
+  const gui = task.interface === 'gui';
+  // A GUI app's state lives in its memory, not in files: its sandboxes are restored by re-running
+  // every action from the start, so snapshots would not be used (see restore.ts).
+  const every = gui ? 0 : (opts.snapshotEvery ?? task.limits.snapshot_every ?? 10);
   let losses = prior.filter((e) => e.type === 'sandbox.lost').length;
   let lastAction: string | null = null;
   let roundSpan: Span | undefined;
@@ -141,7 +145,7 @@ export async function runEpisode(
           // After a round's actions: stages whose artifacts appeared, then a snapshot if one is due.
           const checked = await checkStages(scope, ctx.round, events, emit);
           if (stateName(snap) !== 'observing') return; // a stage halted the episode
-          if (checked > 0 && latestSnapshot(events)?.event.round !== ctx.round)
+          if (!gui && checked > 0 && latestSnapshot(events)?.event.round !== ctx.round)
             await emit(await takeSnapshot(scope, ctx.round, 'stage'));
           else if (snapshotDue(events, ctx.round, every))
             await emit(await takeSnapshot(scope, ctx.round, 'interval'));
@@ -167,7 +171,16 @@ export async function runEpisode(
           const index = snap.context.executed;
           const action = snap.context.pending[index]!;
           await emit({ type: 'action.started', round: snap.context.round, index, action });
-          const result = await fx.execute(scope, action, snap.context.round, roundSpan ?? span);
+          // GUI turns stop at the first action that fails; the rest are recorded as skipped.
+          const failed =
+            gui &&
+            events.some(
+              (e) =>
+                e.type === 'action.executed' && e.round === snap.context.round && e.result.exitCode !== 0,
+            );
+          const result = failed
+            ? notRun(`skipped: an earlier action of this turn failed`, true)
+            : await fx.execute(scope, action, snap.context.round, roundSpan ?? span);
           await emit({ type: 'action.executed', round: snap.context.round, index, action, result });
         }
         return;

@@ -8,6 +8,7 @@ import type { LoadedTask } from '../../tasks/index.js';
 import type { Agent } from '../agents/index.js';
 import { formatResult, runEpisode, type EpisodeDeps, type EpisodeResult } from '../episode/index.js';
 import { firstDiff, normalizer } from '../episode/index.js';
+import { compareScreenshots, DEFAULT_MAX_PIXEL_DIFF } from './screenshots.js';
 
 /** Plays back recorded agent outputs by round; past the record it says DONE. */
 export class RecordedAgent implements Agent {
@@ -32,6 +33,8 @@ export interface ExecuteReport {
   verdict: 'identical' | 'diverged';
   firstDivergence: Divergence | null;
   roundsCompared: number;
+  /** GUI episodes: the pixel-difference fraction of each round's screenshot. */
+  screenshots: { round: number; diff: number }[];
   /** Original episode duration (first to last event) and the replay's. */
   originalMs: number;
   replay: EpisodeResult;
@@ -100,6 +103,8 @@ export interface ExecuteOptions {
   runId: string;
   artifactsDir: string;
   signal?: AbortSignal;
+  /** GUI episodes: share of pixels a re-executed screenshot may differ by. Default 0.01. */
+  maxPixelDiff?: number;
 }
 
 /** Re-executes the recorded episode `events` of task `lt` and compares. */
@@ -121,11 +126,28 @@ export async function replayExecute(
     artifactsDir: o.artifactsDir,
     ...(o.signal ? { signal: o.signal } : {}),
   });
-  const { divergence, rounds } = compareLogs(events, await o.read(o.episodeId), lt.task.volatile);
+  const replayed = await o.read(o.episodeId);
+  const text = compareLogs(events, replayed, lt.task.volatile);
+  const pixels = await compareScreenshots(events, replayed, (d) => deps.blobs.get(d), o.maxPixelDiff);
+  const max = o.maxPixelDiff ?? DEFAULT_MAX_PIXEL_DIFF;
+  const shot: Divergence | null = pixels.first
+    ? {
+        round: pixels.first.round,
+        what: 'screenshot',
+        diff: `${(pixels.first.diff * 100).toFixed(2)} % of pixels differ (threshold ${(max * 100).toFixed(2)} %)`,
+      }
+    : null;
+  const divergence =
+    text.divergence && shot
+      ? shot.round < text.divergence.round
+        ? shot
+        : text.divergence
+      : (text.divergence ?? shot);
   return {
     verdict: divergence ? 'diverged' : 'identical',
     firstDivergence: divergence,
-    roundsCompared: rounds,
+    roundsCompared: text.rounds,
+    screenshots: pixels.perRound,
     originalMs: (events.at(-1)?.at ?? 0) - (events[0]?.at ?? 0),
     replay,
   };

@@ -106,7 +106,14 @@ export function testTask(iface: 'cli' | 'gui' = 'cli', over: Record<string, unkn
     type: 'single-software',
     interface: iface,
     objective: 'Draw a 120 x 80 mm plate with four 10 mm holes and save it as plate.dxf.',
-    environment: { sandboxes: { main: { image: 'engiloop/cli:latest' } } },
+    environment: {
+      sandboxes: {
+        main:
+          iface === 'gui'
+            ? { image: 'engiloop/desktop:latest', desktop: { launch: 'librecad', window: 'LibreCAD' } }
+            : { image: 'engiloop/cli:latest' },
+      },
+    },
     deliverables: [{ path: 'plate.dxf', format: 'dxf' }],
     criteria: [{ id: 'exists', verifier: 'file' }],
     reference: [{ type: 'shell', command: 'true' }],

@@ -28,6 +28,7 @@ interface ReplayFlags {
   file?: boolean;
   execute?: boolean;
   tasks: string;
+  maxPixelDiff?: string;
 }
 
 async function loadEvents(id: string, fromFile: boolean): Promise<EpisodeEvent[]> {
@@ -111,6 +112,10 @@ export function replayCommand(program: Command): void {
       're-execute in a fresh sandbox with the recorded agent outputs and compare each observation',
     )
     .option('--tasks <dir>', 'with --execute: where to find the task folder', 'tasks')
+    .option(
+      '--max-pixel-diff <fraction>',
+      'with --execute on a GUI episode: share of pixels a screenshot may differ by (default 0.01)',
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 deterministic / identical, 1 replay diverged (names the round), 2 bad input, 3 NATS or Docker unusable.',
@@ -118,6 +123,12 @@ export function replayCommand(program: Command): void {
     .action(async (id: string, f: ReplayFlags) => {
       const events = await loadEvents(id, f.file ?? false);
       if (f.execute) {
+        const maxPixelDiff = f.maxPixelDiff === undefined ? undefined : Number(f.maxPixelDiff);
+        if (maxPixelDiff !== undefined && !(maxPixelDiff >= 0 && maxPixelDiff <= 1))
+          throw new CliExit(
+            EXIT.BAD_INPUT,
+            `--max-pixel-diff: expected a fraction in [0, 1], got "${f.maxPixelDiff}"`,
+          );
         const lt = await findTask(f.tasks, events);
         const report = await withRunEnv(async ({ streams, deps, runId, runDir }) =>
           replayExecute(events, lt, deps, {
@@ -125,6 +136,7 @@ export function replayCommand(program: Command): void {
             episodeId: `${runId}-replay`,
             runId,
             artifactsDir: `${runDir}/replay/artifacts`,
+            ...(maxPixelDiff === undefined ? {} : { maxPixelDiff }),
           }),
         );
         if (f.json) console.log(JSON.stringify(report, null, 2));
@@ -137,6 +149,10 @@ export function replayCommand(program: Command): void {
               `DIVERGED at round ${report.firstDivergence.round} (${report.firstDivergence.what}):\n${report.firstDivergence.diff}`,
             );
           else console.log('verdict: identical (after blanking volatile parts)');
+          if (report.screenshots.length)
+            console.log(
+              `screenshots: ${report.screenshots.length} compared, largest difference ${(Math.max(...report.screenshots.map((x) => x.diff)) * 100).toFixed(2)} % of pixels`,
+            );
         }
         process.exitCode = report.verdict === 'identical' ? EXIT.OK : EXIT.INFRA;
         return;
