@@ -129,7 +129,8 @@ describe('GUI driver on engiloop/desktop', () => {
   });
 
   it('opens LibreCAD on its main window, maximized, with no first-run dialog', async () => {
-    const w = await launchApp(sb, 'librecad', { title: /LibreCAD/, timeoutMs: 60_000 });
+    // The main window is titled "LibreCAD" for a moment before its document is named.
+    const w = await launchApp(sb, 'librecad', { title: /^LibreCAD - /, timeoutMs: 60_000 });
     expect(w?.title).toMatch(/^LibreCAD - \[unnamed document 1\]$/);
     await new Promise((r) => setTimeout(r, 1_500)); // a Welcome dialog would come after the main window
     const ws = await windows(sb);
