@@ -3,11 +3,12 @@
  * command outputs and observation texts out of events into it.
  */
 import { createHash } from 'node:crypto';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { EpisodeEvent } from './events.js';
 import { BlobDigestError, BlobNotFoundError } from './errors.js';
+import { isTimeout, retryTimeouts, waitForStreamLeader, type StreamsOptions } from './log.js';
 
 /** Object Store bucket holding blobs. */
 export const BLOB_BUCKET = 'engiloop-blobs';
@@ -27,9 +28,27 @@ export function sha256Hex(bytes: Uint8Array): string {
 export class BlobStore {
   constructor(readonly os: ObjectStore) {}
 
-  /** Opens (creating if needed) the file-backed bucket. */
-  static async open(nc: NatsConnection | JetStreamClient, bucket = BLOB_BUCKET): Promise<BlobStore> {
-    return new BlobStore(await new Objm(nc).create(bucket, { storage: StorageType.File }));
+  /**
+   * Opens (creating if needed) the file-backed bucket. With `o.replicas`, a new bucket gets that many
+   * copies and an existing one is scaled to it; without, an existing bucket keeps its count.
+   */
+  static async open(
+    nc: NatsConnection | JetStreamClient,
+    bucket = BLOB_BUCKET,
+    o: StreamsOptions = {},
+  ): Promise<BlobStore> {
+    const replicas = o.replicas ?? 1;
+    // create() opens an existing bucket as it is, whatever `replicas` says.
+    const os = await new Objm(nc).create(bucket, { storage: StorageType.File, replicas });
+    if (o.replicas !== undefined) {
+      const { streamInfo } = await os.status();
+      if (streamInfo.config.num_replicas !== replicas) {
+        const jsm = 'jetstreamManager' in nc ? await nc.jetstreamManager() : await jetstreamManager(nc);
+        await jsm.streams.update(streamInfo.config.name, { num_replicas: replicas });
+        await waitForStreamLeader(jsm, streamInfo.config.name);
+      }
+    }
+    return new BlobStore(os);
   }
 
   /** Stores `bytes` under their digest (skipped when present); returns the digest. */
@@ -51,13 +70,17 @@ export class BlobStore {
    *
    * @throws BlobNotFoundError `BLOB_NOT_FOUND` when absent (or `digest` is not 64 hex chars).
    * @throws BlobDigestError `BLOB_DIGEST_MISMATCH` when the bytes do not hash to `digest`.
+   * @throws TimeoutError (from `@nats-io/nats-core`) when NATS did not answer in `READ_ATTEMPTS`
+   *   attempts (see `retryTimeouts` in `log.ts`).
    */
   async get(digest: string): Promise<Buffer> {
     if (!DIGEST.test(digest)) throw new BlobNotFoundError(digest);
     let bytes: Uint8Array | null;
     try {
-      bytes = await this.os.getBlob(digest);
+      bytes = await retryTimeouts(() => this.os.getBlob(digest));
     } catch (err) {
+      // A timeout is NATS being unavailable, not a bad blob.
+      if (isTimeout(err)) throw err;
       // The client checks its own chunk digest; a failure there is corruption too.
       throw new BlobDigestError(digest, null, { cause: err });
     }

@@ -18,7 +18,8 @@ export const EVENT_VERSION = 2 as const;
  *            as before): `workspace.snapshotted`, `stage.checked`, `sandbox.lost`;
  *            `episode.resumed.{reason, snapshotRound, downtimeMs, restoreMs}`;
  *            `verification.completed.stages`; `agent.retried`; `agent.decided.call`;
- *            `observation.recorded.images`; `CommandResult.skipped`.
+ *            `observation.recorded.images`; `CommandResult.skipped`; `artifact.handed_off`;
+ *            `verification.completed.sources`.
  */
 
 /** Fields every event carries. */
@@ -199,6 +200,8 @@ export interface VerificationCompleted extends EventBase {
     weights: Record<string, { weight: number; score: number; passed: boolean }>;
     finalScore: number;
   };
+  /** Deliverable path → the sandbox it was read from, for deliverables declared `sandbox: "*"`. */
+  sources?: Record<string, string>;
 }
 
 /** A fault of the harness or infrastructure; never scored as an agent failure. */
@@ -274,6 +277,30 @@ export interface StageChecked extends EventBase {
 }
 
 /**
+ * An artifact crossed from one app's sandbox to another's (a `handoff` action), through the object
+ * store by SHA-256. Written between the action's `action.started` and `action.executed`.
+ */
+export interface ArtifactHandedOff extends EventBase {
+  type: 'artifact.handed_off';
+  round: number;
+  /** Position of the handoff action within its round. */
+  index: number;
+  /** Producer: sandbox and path. */
+  from: { sandbox: string; path: string };
+  /** Consumer: sandbox and path. */
+  to: { sandbox: string; path: string };
+  digest: string;
+  bytes: number;
+  /** Format read from the content (`step`, `stl`, `inp`, …, `unknown`). */
+  format: string;
+  /** Extension of the producer's path. */
+  declared: string;
+  /** Modification time of the file in the producer (ms since the epoch), null if unreadable. */
+  producedAt: number | null;
+  durationMs: number;
+}
+
+/**
  * A sandbox vanished under the episode (killed from outside, OOM, engine restart). The runner
  * restores it (see `episode.resumed` with reason `sandbox_lost`) up to the task's
  * `limits.sandbox_retries`, then records `infra.failed`. Never scored as an agent failure.
@@ -309,6 +336,7 @@ export type EpisodeEvent =
   | WorkspaceSnapshotted
   | StageChecked
   | SandboxLost
+  | ArtifactHandedOff
   | VerificationCompleted
   | InfraFailed
   | EpisodeEnded;

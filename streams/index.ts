@@ -36,6 +36,7 @@ export {
   RUNS_STREAM,
   RUNS_STREAM_CONFIG,
   type RawEpisodeRecord,
+  type StreamsOptions,
 } from './log.js';
 export { EpisodeWriter, type AppendResult, type WriterPosition } from './writer.js';
 export { validateId, type StoredRecord } from './subjects.js';
@@ -62,6 +63,7 @@ export {
   asyncDispose,
   natsServerVersion,
   startNatsServer,
+  type NatsClusterOptions,
   type NatsServerHandle,
   type NatsServerOptions,
 } from './server.js';
@@ -80,8 +82,10 @@ export {
   UpcastError,
 } from './errors.js';
 export {
+  ensureJobsStream,
   JobQueue,
   JOBS_STREAM,
+  JOBS_STREAM_CONFIG,
   JOB_SUBJECT_PREFIX,
   WORKERS_CONSUMER,
   type Job,

@@ -19,11 +19,32 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { ensureStream, withReplicas, type StreamsOptions } from './log.js';
 import { validateId } from './subjects.js';
 
+/** Stream holding queued jobs. */
 export const JOBS_STREAM = 'ENGILOOP_JOBS';
+/** Subject prefix of jobs; the run id is the last token. */
 export const JOB_SUBJECT_PREFIX = 'engiloop.job.';
+/** The durable consumer every worker pulls from. */
 export const WORKERS_CONSUMER = 'workers';
+
+/** Config of `ENGILOOP_JOBS`: work-queue retention (a job is gone once acked), file storage. */
+export const JOBS_STREAM_CONFIG = {
+  name: JOBS_STREAM,
+  subjects: [`${JOB_SUBJECT_PREFIX}>`],
+  retention: RetentionPolicy.Workqueue,
+  storage: StorageType.File,
+  duplicate_window: nanos(120_000),
+};
+
+/**
+ * Creates `ENGILOOP_JOBS` or updates it to {@link JOBS_STREAM_CONFIG}, with `o.replicas` copies
+ * (see {@link StreamsOptions}); the workers' consumer inherits the stream's replicas. Idempotent.
+ */
+export async function ensureJobsStream(jsm: JetStreamManager, o: StreamsOptions = {}): Promise<void> {
+  await ensureStream(jsm, withReplicas(JOBS_STREAM_CONFIG, o));
+}
 
 /** One episode to run. Stored as JSON (small, and readable with the `nats` CLI). */
 export interface Job {
@@ -37,7 +58,8 @@ export interface Job {
   taskBlob: string;
 }
 
-export interface JobQueueOptions {
+/** Options of {@link JobQueue.open}; `replicas` as in {@link StreamsOptions}. */
+export interface JobQueueOptions extends StreamsOptions {
   /** How long a job may go without an ack or `working()` before it is redelivered. Default 30 s. */
   ackWaitMs?: number;
   /** Deliveries before a job is given up. Default 20. */
@@ -52,6 +74,7 @@ export interface HeldJob {
   msg: JsMsg;
 }
 
+/** The queue as submitters and workers see it. Open with {@link JobQueue.open}. */
 export class JobQueue {
   private constructor(
     readonly js: JetStreamClient,
@@ -62,14 +85,7 @@ export class JobQueue {
   /** Creates (or updates) the stream and the workers' consumer. */
   static async open(nc: NatsConnection, o: JobQueueOptions = {}): Promise<JobQueue> {
     const jsm = await jetstreamManager(nc);
-    const cfg = {
-      name: JOBS_STREAM,
-      subjects: [`${JOB_SUBJECT_PREFIX}>`],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: nanos(120_000),
-    };
-    await jsm.streams.add(cfg).catch(async () => jsm.streams.update(JOBS_STREAM, cfg));
+    await ensureJobsStream(jsm, o);
     const ccfg = {
       durable_name: WORKERS_CONSUMER,
       ack_policy: AckPolicy.Explicit,

@@ -4,7 +4,7 @@
  */
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import type { JetStreamApiError, JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { nanos, TimeoutError, type NatsConnection } from '@nats-io/nats-core';
 import { decodeEvent, type DecodeContext } from './codec.js';
 import type { EpisodeEvent } from './events.js';
 import { LogConflictError } from './errors.js';
@@ -47,16 +47,90 @@ export const RUNS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
 
 const STREAM_NAME_IN_USE = 10058;
 
-/** Creates both streams, or updates them to the configs above when they exist. Idempotent. */
-export async function ensureStreams(jsm: JetStreamManager): Promise<void> {
-  for (const cfg of [EVENTS_STREAM_CONFIG, RUNS_STREAM_CONFIG]) {
+/** Options of everything that creates engiloop streams (events, runs, jobs, blobs). */
+export interface StreamsOptions {
+  /**
+   * Copies of each stream a NATS cluster keeps (1, 3 or 5; at most the cluster's size). A new
+   * stream gets this many; an existing one is scaled to it (nats-server ≥ 2.10 can do so live).
+   * Default: unset, meaning 1 for a new stream and an existing stream's count left as it is (so a
+   * client opened without it never scales a replicated stream down).
+   */
+  replicas?: number;
+}
+
+/** `cfg` with `num_replicas` when `o.replicas` is set, else `cfg` itself. */
+export function withReplicas<T extends Partial<StreamConfig>>(cfg: T, o: StreamsOptions = {}): T {
+  return o.replicas === undefined ? cfg : { ...cfg, num_replicas: o.replicas };
+}
+
+/**
+ * Creates `cfg`'s stream, or updates it to `cfg` when it exists with another config. The update
+ * merges into the stored config, so fields `cfg` leaves out (such as `num_replicas`) keep their value.
+ * After an update it waits for the stream to have a leader (see {@link waitForStreamLeader}).
+ */
+export async function ensureStream(
+  jsm: JetStreamManager,
+  cfg: Partial<StreamConfig> & { name: string },
+): Promise<void> {
+  try {
+    await jsm.streams.add(cfg);
+  } catch (err) {
+    if ((err as JetStreamApiError).code !== STREAM_NAME_IN_USE) throw err;
+    await jsm.streams.update(cfg.name, cfg);
+    await waitForStreamLeader(jsm, cfg.name);
+  }
+}
+
+/**
+ * Waits (up to `timeoutMs`, default 15 s; then returns anyway) until a clustered stream has a
+ * leader. A stream whose replicas just changed has none for about a second, and nats-server 2.10
+ * never answers a stream update sent in that time (the client times out). Returns at once on a
+ * single server.
+ */
+export async function waitForStreamLeader(
+  jsm: JetStreamManager,
+  name: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    const { cluster } = await jsm.streams.info(name);
+    if (!cluster || cluster.leader || Date.now() - t0 > timeoutMs) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Attempts of a read that times out, in all (see {@link retryTimeouts}). */
+export const READ_ATTEMPTS = 5;
+
+/**
+ * Runs `read`, again when it times out, up to `attempts` times in all; other errors are thrown at
+ * once. Reads create an ephemeral consumer, and on a replicated stream nats-server ≤ 2.11 may place
+ * it on a node that is down (about one read in three with one of three nodes down): the request then
+ * times out (nats-server#7165, fixed in 2.12). Another attempt lands on a live node.
+ */
+export async function retryTimeouts<T>(read: () => Promise<T>, attempts = READ_ATTEMPTS): Promise<T> {
+  for (let i = 1; ; i++) {
     try {
-      await jsm.streams.add(cfg);
+      return await read();
     } catch (err) {
-      if ((err as JetStreamApiError).code !== STREAM_NAME_IN_USE) throw err;
-      await jsm.streams.update(cfg.name, cfg);
+      if (i >= attempts || !isTimeout(err)) throw err;
     }
   }
+}
+
+/** True when `err`, or an error in its `cause` chain, is a NATS request timeout. */
+export function isTimeout(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof TimeoutError) return true;
+  return false;
+}
+
+/**
+ * Creates both streams, or updates them to the configs above when they exist, with `o.replicas`
+ * copies (see {@link StreamsOptions}). Idempotent.
+ */
+export async function ensureStreams(jsm: JetStreamManager, o: StreamsOptions = {}): Promise<void> {
+  for (const cfg of [EVENTS_STREAM_CONFIG, RUNS_STREAM_CONFIG]) await ensureStream(jsm, withReplicas(cfg, o));
 }
 
 /** Subject of an episode's log. @throws InvalidLogIdError `INVALID_LOG_ID`. */
@@ -87,10 +161,10 @@ export class EpisodeLog {
     readonly jsm: JetStreamManager,
   ) {}
 
-  /** Builds the JetStream clients for `nc` and ensures the streams exist. */
-  static async open(nc: NatsConnection): Promise<EpisodeLog> {
+  /** Builds the JetStream clients for `nc` and ensures the streams exist (`o`: their replicas). */
+  static async open(nc: NatsConnection, o: StreamsOptions = {}): Promise<EpisodeLog> {
     const jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm);
+    await ensureStreams(jsm, o);
     return new EpisodeLog(jetstream(nc), jsm);
   }
 
@@ -129,7 +203,8 @@ export class EpisodeLog {
 
   /** Every stored message of the episode, undecoded, with stream sequences. */
   async readRaw(episodeId: string): Promise<RawEpisodeRecord[]> {
-    const recs = await readSubject(this.js, this.jsm, EVENTS_STREAM, episodeSubject(episodeId));
+    const subject = episodeSubject(episodeId);
+    const recs = await retryTimeouts(() => readSubject(this.js, this.jsm, EVENTS_STREAM, subject));
     return recs.map((r) => ({ ...r, n: parseN(r.msgId) }));
   }
 

@@ -11,7 +11,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { CodecError, LogConflictError, RunNotFoundError } from './errors.js';
-import { ensureStreams, RUN_SUBJECT_PREFIX, RUNS_STREAM } from './log.js';
+import { ensureStreams, retryTimeouts, RUN_SUBJECT_PREFIX, RUNS_STREAM, type StreamsOptions } from './log.js';
 import { mapPublishError, readSubject, validateId } from './subjects.js';
 
 /** Schema version of run records. */
@@ -58,10 +58,10 @@ export class RunIndex {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Builds the JetStream clients for `nc` and ensures the streams exist. */
-  static async open(nc: NatsConnection, clock?: () => number): Promise<RunIndex> {
+  /** Builds the JetStream clients for `nc` and ensures the streams exist (`o`: their replicas). */
+  static async open(nc: NatsConnection, clock?: () => number, o: StreamsOptions = {}): Promise<RunIndex> {
     const jsm = await jetstreamManager(nc);
-    await ensureStreams(jsm);
+    await ensureStreams(jsm, o);
     return new RunIndex(jetstream(nc), jsm, clock);
   }
 
@@ -112,9 +112,9 @@ export class RunIndex {
 
   /** Run ids, newest start first (by stream order of their `run.started`). */
   async list(): Promise<string[]> {
-    const recs = await readSubject(this.js, this.jsm, RUNS_STREAM, `${RUN_SUBJECT_PREFIX}>`, {
-      headersOnly: true,
-    });
+    const recs = await retryTimeouts(() =>
+      readSubject(this.js, this.jsm, RUNS_STREAM, `${RUN_SUBJECT_PREFIX}>`, { headersOnly: true }),
+    );
     const seen = new Set<string>();
     for (const r of recs) seen.add(r.subject.slice(RUN_SUBJECT_PREFIX.length));
     return [...seen].reverse();

@@ -21,6 +21,20 @@ export interface NatsServerOptions {
   syncAlways?: boolean;
   /** How long to wait for "Server is ready", in ms. Default 15 000. */
   readyTimeoutMs?: number;
+  /** Join a cluster of nodes on 127.0.0.1 (clustered JetStream). Default: a standalone server. */
+  cluster?: NatsClusterOptions;
+}
+
+/** A node's place in a loopback cluster (see `deploy/nats/cluster.conf.example` for hosts). */
+export interface NatsClusterOptions {
+  /** Cluster name, the same on every node. */
+  name: string;
+  /** This node's `server_name`, unique in the cluster (clustered JetStream requires one). */
+  serverName: string;
+  /** This node's route port. */
+  port: number;
+  /** Route ports of all the nodes; this node's own is allowed (the server skips a route to itself). */
+  routes: number[];
 }
 
 /** A running server. Stop it with `stop()` or `await using`. */
@@ -96,7 +110,7 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
   const confPath = join(storeDir, 'nats-server.conf');
   const pidPath = join(storeDir, 'nats-server.pid');
   await stopStale(pidPath);
-  const conf = `listen: "127.0.0.1:${port}"\npid_file: ${JSON.stringify(pidPath)}\njetstream {\n  store_dir: ${JSON.stringify(storeDir)}\n${sync}}\n`;
+  const conf = `listen: "127.0.0.1:${port}"\npid_file: ${JSON.stringify(pidPath)}\njetstream {\n  store_dir: ${JSON.stringify(storeDir)}\n${sync}}\n${opts.cluster ? clusterConf(opts.cluster) : ''}`;
   await writeFile(confPath, conf);
 
   // Its own process group: a Ctrl-C on the terminal reaches engiloop, which then records the
@@ -190,6 +204,11 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     stop,
     [asyncDispose]: stop,
   };
+}
+
+function clusterConf(c: NatsClusterOptions): string {
+  const routes = c.routes.map((p) => JSON.stringify(`nats-route://127.0.0.1:${p}`)).join(', ');
+  return `server_name: ${JSON.stringify(c.serverName)}\ncluster {\n  name: ${JSON.stringify(c.name)}\n  listen: "127.0.0.1:${c.port}"\n  routes: [${routes}]\n}\n`;
 }
 
 /** Kills servers left running if the process exits without stopping them. */

@@ -50,10 +50,16 @@ export async function finishRunIfComplete(log: EpisodeLog, runs: RunIndex, runId
   const progress = await runProgress(log, rec.started.episodes);
   if (!progress.every((p) => p.ended)) return false;
   const { results, summary } = await runResults(log, rec.started.episodes);
-  try {
-    await runs.finish(runId, { runId, suite: rec.started.suite, agent: rec.started.agent, results, summary });
-    return true;
-  } catch {
-    return false;
+  // Retried through a leader election or a restart (about 20 s): a lost record would leave the run
+  // unfinished for `status` though every episode ended.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await runs.finish(runId, { runId, suite: rec.started.suite, agent: rec.started.agent, results, summary });
+      return true;
+    } catch {
+      if ((await runs.get(runId).catch(() => null))?.finished) return false; // another worker finished it
+      if (attempt >= 8) return false;
+      await new Promise((r) => setTimeout(r, Math.min(4_000, 250 * 2 ** attempt)));
+    }
   }
 }
