@@ -170,6 +170,8 @@ export const episodeMachine = setup({
     acting: {
       entry: 'execute',
       on: {
+        // A hand-off's stage is checked at once; a halting failure stops the round there.
+        'stage.checked': { guard: 'stageHalts', target: 'verifying', actions: ['stamp', 'stageHalted'] },
         'action.executed': [
           { guard: 'moreActions', actions: ['stamp', 'actionDone'] },
           { guard: 'clockOut', target: 'verifying', actions: ['stamp', 'actionDone', 'outcomeClock'] },

@@ -39,6 +39,18 @@ export const ActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('key'), keys: z.string().min(1) }),
   z.object({ type: z.literal('type'), text: z.string() }),
   z.object({ type: z.literal('wait'), seconds: z.number().nonnegative() }),
+  z.object({
+    /**
+     * Multi-software tasks: copy an artifact from one app's sandbox into another's, through the
+     * object store by SHA-256 (sandboxes share no filesystem). Recorded as `artifact.handed_off`.
+     */
+    type: z.literal('handoff'),
+    from: z.string().min(1),
+    path: relPath,
+    to: z.string().min(1),
+    /** Path in the consumer's workdir. Default: the same as `path`. */
+    dest: relPath.optional(),
+  }),
 ]);
 export type Action = z.infer<typeof ActionSchema>;
 
@@ -81,6 +93,10 @@ export const DeliverableSchema = z.object({
   path: relPath,
   /** Declared format, checked by the `file` verifier (stl, cir, v, step, dxf, …). */
   format: z.string().min(1),
+  /**
+   * Sandbox the deliverable is read from; default the first. `"*"` (software-selection tasks): from
+   * whichever sandbox has it (the first, in declaration order), and the choice is recorded.
+   */
   sandbox: z.string().optional(),
   /**
    * Stage name: the deliverable is verified (with the criteria that read it) as soon as it appears or
@@ -261,7 +277,7 @@ export const TaskSchema = z
         message: 'a GUI task needs a sandbox with `desktop:` (image engiloop/desktop:latest)',
       });
     t.deliverables.forEach((d, i) => {
-      if (d.sandbox !== undefined && !names.includes(d.sandbox))
+      if (d.sandbox !== undefined && d.sandbox !== '*' && !names.includes(d.sandbox))
         ctx.addIssue({
           code: 'custom',
           path: ['deliverables', i, 'sandbox'],

@@ -7,6 +7,7 @@ import { distributedCommands } from './commands/distributed.js';
 import { inspectCommands } from './commands/inspect.js';
 import { mcpCommand } from './commands/mcp.js';
 import { miscCommands } from './commands/misc.js';
+import { provenanceCommand } from './commands/provenance.js';
 import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
 import { tasksCommands } from './commands/tasks.js';
@@ -30,6 +31,7 @@ inspectCommands(program);
 replayCommand(program);
 distributedCommands(program);
 miscCommands(program);
+provenanceCommand(program);
 mcpCommand(program);
 
 // A closed pipe (`engiloop … | head`) ends output quietly instead of crashing.

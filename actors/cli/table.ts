@@ -19,6 +19,8 @@ export const fmtMs = (ms: number): string =>
 /** Why an episode did not pass, in one line. */
 export function why(r: EpisodeResult): string {
   if (r.error) return `${r.error.code}: ${r.error.message}`;
+  if (r.attribution)
+    return `chain broke${r.attribution.stage ? ` at stage ${r.attribution.stage}` : ''} (${r.attribution.cause.replace('_', ' ')}${r.attribution.artifact ? `, ${r.attribution.artifact}` : ''}): ${r.attribution.detail}`;
   const failed = r.verdicts.filter((v) => !v.passed);
   return failed.map((v) => `${v.criterion}: ${v.reason}`).join('; ');
 }

@@ -13,6 +13,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { observationText } from './observe.js';
 import { executeGui, observeGui, startDesktops } from './gui-effects.js';
+import { handoff } from './handoff.js';
 import { mixStages } from './stages.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 import { readFile } from 'node:fs/promises';
@@ -218,6 +219,7 @@ export async function execute(
   parent: Span,
 ): Promise<CommandResult> {
   const { task } = s.lt;
+  if (action.type === 'handoff') return (await handoff(s, action)).result;
   if (action.type !== 'shell') {
     if (task.interface === 'gui') return executeGui(s, action);
     return refused(
@@ -252,15 +254,36 @@ export async function execute(
 }
 
 /**
+ * Reads a deliverable from its sandbox (default the first); `sandbox: "*"` takes it from the first
+ * sandbox, in declaration order, that has it. Null when missing.
+ */
+export async function readDeliverable(
+  s: EffectScope,
+  d: { path: string; sandbox?: string | undefined },
+): Promise<{ sandbox: string; bytes: Buffer } | null> {
+  const names =
+    d.sandbox === '*'
+      ? [...s.sandboxes.keys()]
+      : [d.sandbox ?? Object.keys(s.lt.task.environment.sandboxes)[0]!];
+  for (const name of names) {
+    const bytes = await s.sandboxes.get(name)?.getFile(d.path);
+    if (bytes) return { sandbox: name, bytes };
+  }
+  return null;
+}
+
+/**
  * Copies the deliverables out, stores them by digest, and runs the verifiers; stages with a weight
  * are mixed into the score from their latest checks.
  */
 export async function verify(s: EffectScope, stages: ReadonlyMap<string, StageChecked>): Promise<EventDraft> {
   const { task } = s.lt;
-  const first = Object.keys(task.environment.sandboxes)[0]!;
   const artifacts: Record<string, string | null> = {};
+  const sources: Record<string, string> = {};
   for (const d of task.deliverables) {
-    const bytes = await s.sandboxes.get(d.sandbox ?? first)!.getFile(d.path);
+    const found = await readDeliverable(s, d);
+    const bytes = found?.bytes ?? null;
+    if (found && d.sandbox === '*') sources[d.path] = found.sandbox;
     if (bytes === null) {
       artifacts[d.path] = null;
       continue;
@@ -300,6 +323,7 @@ export async function verify(s: EffectScope, stages: ReadonlyMap<string, StageCh
       passed: mixed.passed,
       artifacts,
       ...(mixed.stages ? { stages: mixed.stages } : {}),
+      ...(Object.keys(sources).length ? { sources } : {}),
     };
   } catch (e) {
     endSpan(span, e);

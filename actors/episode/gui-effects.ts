@@ -62,7 +62,7 @@ export function notRun(message: string, skipped = false): CommandResult {
 /** Runs one GUI action; a failure (off screen, bad key, xdotool error) is a result, not an error. */
 export async function executeGui(
   s: EffectScope,
-  action: Exclude<Action, { type: 'shell' }>,
+  action: Exclude<Action, { type: 'shell' } | { type: 'handoff' }>,
 ): Promise<CommandResult> {
   const gui = guiSandbox(s);
   if (!gui) return notRun(`action "${action.type}" needs a desktop sandbox; this task has none`);

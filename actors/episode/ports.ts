@@ -7,6 +7,7 @@ import type { ErrorData, EpisodeEvent, EpisodeStatus, VerdictData } from '../../
 import type { LoadedTask } from '../../tasks/index.js';
 import type { RunTool } from '../../verifiers/types.js';
 import type { Agent } from '../agents/index.js';
+import type { Attribution } from './attribute.js';
 import type { Sandbox, SandboxCreateOptions } from '../sandbox/types.js';
 
 /** Appends events of one episode (fenced: a second writer is rejected). */
@@ -91,6 +92,8 @@ export interface EpisodeResult {
   events: number;
   /** Model tokens, cost and provider retries over the episode; null for scripted agents. */
   usage: AgentUsage | null;
+  /** Multi-software episodes that did not pass: where the chain broke and why. */
+  attribution: Attribution | null;
 }
 
 /** A model-backed agent's usage over one episode. */

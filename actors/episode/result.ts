@@ -1,6 +1,7 @@
 /** An episode's result, read off its machine snapshot (live) or its log (status, results, resume). */
 import { fold, type EpisodeSnapshot } from '../../machines/index.js';
 import type { ErrorData, EpisodeEvent } from '../../streams/events.js';
+import { attribute, type Attribution } from './attribute.js';
 import type { AgentUsage, EpisodeResult } from './ports.js';
 
 export interface ResultFacts {
@@ -14,6 +15,8 @@ export interface ResultFacts {
   recordingError?: ErrorData | null;
   /** Model usage summed over the episode (see {@link agentUsage}). */
   usage?: AgentUsage | null;
+  /** Where a multi-software chain broke (see `attribute.ts`). */
+  attribution?: Attribution | null;
 }
 
 /**
@@ -55,6 +58,7 @@ export function resultOf(snap: EpisodeSnapshot, f: ResultFacts): EpisodeResult {
     snapshotDigest: f.recordingError ? null : f.snapshotDigest,
     events: f.events,
     usage: f.usage ?? null,
+    attribution: f.attribution ?? null,
   };
 }
 
@@ -71,5 +75,6 @@ export function resultFromLog(events: readonly EpisodeEvent[]): EpisodeResult | 
     events: events.length,
     snapshotDigest: last.snapshotDigest,
     usage: agentUsage(events),
+    attribution: attribute(events),
   });
 }

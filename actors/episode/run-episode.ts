@@ -23,9 +23,11 @@ import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { RecordingError } from './errors.js';
 import { notRun } from './gui-effects.js';
+import { handoff } from './handoff.js';
 import { pendingEffect, restore } from './restore.js';
 import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
 import { checkStages, latestStages } from './stages.js';
+import { attribute } from './attribute.js';
 import { agentUsage, resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
@@ -178,10 +180,27 @@ export async function runEpisode(
               (e) =>
                 e.type === 'action.executed' && e.round === snap.context.round && e.result.exitCode !== 0,
             );
+          const round = snap.context.round;
+          if (action.type === 'handoff' && !failed) {
+            const t = performance.now();
+            const h = await handoff(scope, action);
+            if (h.info)
+              await emit({
+                type: 'artifact.handed_off',
+                round,
+                index,
+                ...h.info,
+                durationMs: Math.round(performance.now() - t),
+              });
+            await emit({ type: 'action.executed', round, index, action, result: h.result });
+            // Stage checks run on intermediate artifacts as they are handed off.
+            if (h.info) await checkStages(scope, round, events, emit);
+            continue;
+          }
           const result = failed
             ? notRun(`skipped: an earlier action of this turn failed`, true)
-            : await fx.execute(scope, action, snap.context.round, roundSpan ?? span);
-          await emit({ type: 'action.executed', round: snap.context.round, index, action, result });
+            : await fx.execute(scope, action, round, roundSpan ?? span);
+          await emit({ type: 'action.executed', round, index, action, result });
         }
         return;
       case 'verify':
@@ -276,6 +295,7 @@ export async function runEpisode(
     snapshotDigest: digest,
     recordingError: logError ? toErrorData(logError) : null,
     usage: agentUsage(events),
+    attribution: attribute(events),
   });
   span.setAttributes({ 'engiloop.status': result.status, 'engiloop.rounds': result.rounds });
   endSpan(span, logError ?? undefined);

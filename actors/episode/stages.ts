@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../streams/index.js';
 import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/events.js';
 import type { Stage, Task } from '../../tasks/index.js';
-import type { EffectScope } from './effects.js';
+import { readDeliverable, type EffectScope } from './effects.js';
 
 /** Every stage of a task, in order: those listed under `stages`, then the others deliverables name. */
 export function stagesOf(task: Task): Stage[] {
@@ -46,16 +46,15 @@ export async function checkStages(
   emit: (d: EventDraft) => Promise<void>,
 ): Promise<number> {
   const { task } = s.lt;
-  const first = Object.keys(task.environment.sandboxes)[0]!;
   const latest = latestStages(events);
   let n = 0;
   for (const st of stagesOf(task)) {
     const ds = task.deliverables.filter((d) => d.stage === st.name);
     const files = new Map<string, Buffer>();
     for (const d of ds) {
-      const bytes = await s.sandboxes.get(d.sandbox ?? first)!.getFile(d.path);
-      if (bytes === null) break;
-      files.set(d.path, bytes);
+      const found = await readDeliverable(s, d);
+      if (!found) break;
+      files.set(d.path, found.bytes);
     }
     if (files.size < ds.length) continue; // not all there yet
     const artifacts: Record<string, string> = {};

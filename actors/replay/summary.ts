@@ -34,6 +34,8 @@ export function summarizeEvent(e: EpisodeEvent): string {
         .join(', ')} in ${e.durationMs} ms`;
     case 'stage.checked':
       return `stage ${e.stage} after round ${e.round}: score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'FAILED'}${e.blockedBy ? ` (blocked by ${e.blockedBy.stage})` : ''}${e.halt ? ' → HALT' : ''}`;
+    case 'artifact.handed_off':
+      return `round ${e.round}.${e.index}: ${e.from.sandbox}:${e.from.path} → ${e.to.sandbox}:${e.to.path} (${e.format}, ${e.bytes} bytes, sha256 ${e.digest.slice(0, 12)})`;
     case 'sandbox.lost':
       return `${e.error.code} during ${e.during} (loss ${e.attempt}): ${one(e.error.message)}`;
     case 'episode.ended':

@@ -14,6 +14,7 @@ const HARNESS = new Set<EpisodeEvent['type']>([
   'sandbox.lost',
   'episode.resumed',
   'infra.failed',
+  'artifact.handed_off',
 ]);
 
 /** One round as the replay viewer shows it. */

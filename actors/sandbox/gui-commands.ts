@@ -8,7 +8,7 @@ import type { Action } from '../../tasks/index.js';
 import { KeyNameError, toXdotoolKeys } from './gui-keys.js';
 
 /** The computer-use actions of a GUI task: every `Action` but `shell`. */
-export type GuiAction = Exclude<Action, { type: 'shell' }>;
+export type GuiAction = Exclude<Action, { type: 'shell' } | { type: 'handoff' }>;
 
 /** Screen size in pixels; coordinates run from 0 to width-1 and height-1. */
 export interface ScreenSize {

@@ -35,6 +35,7 @@ describe('engiloop', () => {
       [],
       ['run'],
       ['mcp'],
+      ['provenance'],
       ['tasks'],
       ['tasks', 'list'],
       ['tasks', 'validate'],

@@ -55,6 +55,7 @@ describe('verify-suite', () => {
       snapshotDigest: null,
       events: 5,
       usage: null,
+      attribution: null,
     };
     const verdict = (criterion: string, passed: boolean) => ({
       criterion,
