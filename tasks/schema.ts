@@ -296,6 +296,16 @@ export const DefectSchema = z.object({
   description: z.string().min(1),
   /** Criterion ids that must fail (score 0 / not passed) for this variant. */
   fails: z.array(z.string()).min(1),
+  /**
+   * Multi-software tasks: where the chain must be found broken (the result's attribution), e.g.
+   * `{ stage: mesh, cause: stale_handoff }`.
+   */
+  breaks_at: z
+    .object({
+      stage: z.string().nullable(),
+      cause: z.enum(['agent', 'lost_handoff', 'stale_handoff', 'wrong_format', 'infrastructure']).optional(),
+    })
+    .optional(),
   actions: z.array(SolutionStepSchema).min(1),
 });
 export type Defect = z.infer<typeof DefectSchema>;

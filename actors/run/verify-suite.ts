@@ -20,6 +20,8 @@ export interface SuiteCheck {
   expect: 'pass' | 'fail';
   /** For defects: the criteria that must fail. */
   mustFail: string[];
+  /** For defects of multi-software tasks: where the chain must be found broken. */
+  breaksAt?: { stage: string | null; cause?: string | undefined };
 }
 
 export interface SuiteCheckResult {
@@ -44,6 +46,7 @@ export function planChecks(tasks: readonly LoadedTask[]): SuiteCheck[] {
       agent: `scripted:${name}`,
       expect: 'fail' as const,
       mustFail: d.fails,
+      ...(d.breaks_at ? { breaksAt: d.breaks_at } : {}),
     })),
     ...Object.keys(lt.alternatives).map((name) => ({
       lt,
@@ -74,6 +77,12 @@ export function judge(check: SuiteCheck, r: EpisodeResult, strict = false): Omit
   if (missing.length) return no(`should fail ${missing.join(', ')}, which passed`);
   const extra = failed.filter((c) => !check.mustFail.includes(c));
   if (strict && extra.length) return no(`also failed ${extra.join(', ')}, which it does not name`);
+  const b = check.breaksAt;
+  const a = r.attribution;
+  if (b && (!a || a.stage !== b.stage || (b.cause !== undefined && a.cause !== b.cause)))
+    return no(
+      `should break at stage ${b.stage ?? '(none)'}${b.cause ? ` (${b.cause})` : ''} but ${a ? `broke at ${a.stage ?? '(none)'} (${a.cause}): ${a.detail}` : 'no attribution'}`,
+    );
   return { ...base, ok: true, surprise: '' };
 }
 
