@@ -31,23 +31,35 @@ export interface EffectScope {
 export async function provision(s: EffectScope): Promise<EventDraft> {
   const { task, dir } = s.lt;
   const ids: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(task.environment.sandboxes)) {
-    const sb = await s.deps.sandboxes.create({
-      name,
-      image: spec.image,
-      workdir: spec.workdir,
-      cpus: spec.resources.cpus,
-      memoryMb: spec.resources.memory_mb,
-      pids: spec.resources.pids,
-      labels: {
-        'io.engiloop.run': s.opts.runId,
-        'io.engiloop.episode': s.opts.episodeId,
-        'io.engiloop.sandbox': name,
-      },
-      ...(s.opts.signal ? { signal: s.opts.signal } : {}),
-    });
-    s.sandboxes.set(name, sb);
-    ids[name] = sb.containerId;
+  // The sandboxes of a multi-software task start side by side; each is kept as soon as it exists,
+  // so a failure of one still leaves the others to be removed.
+  const made = await Promise.allSettled(
+    Object.entries(task.environment.sandboxes).map(async ([name, spec]) => {
+      const sb = await s.deps.sandboxes.create({
+        name,
+        image: spec.image,
+        workdir: spec.workdir,
+        cpus: spec.resources.cpus,
+        memoryMb: spec.resources.memory_mb,
+        pids: spec.resources.pids,
+        labels: {
+          'io.engiloop.run': s.opts.runId,
+          'io.engiloop.episode': s.opts.episodeId,
+          'io.engiloop.sandbox': name,
+        },
+        ...(s.opts.signal ? { signal: s.opts.signal } : {}),
+      });
+      s.sandboxes.set(name, sb);
+    }),
+  );
+  const failed = made.find((m): m is PromiseRejectedResult => m.status === 'rejected');
+  if (failed) throw failed.reason;
+  // Back in declaration order: "the first sandbox" means the first declared, whichever started first.
+  const ordered = Object.keys(task.environment.sandboxes).map((n) => [n, s.sandboxes.get(n)!] as const);
+  s.sandboxes.clear();
+  for (const [n, sb] of ordered) {
+    s.sandboxes.set(n, sb);
+    ids[n] = sb.containerId;
   }
   const first = Object.keys(task.environment.sandboxes)[0]!;
   const files = new Map<string, { dest: string; content: Buffer }[]>();
