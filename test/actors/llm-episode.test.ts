@@ -8,7 +8,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../actors/agents/index.js';
+import { createAgent, ReplayLlmAgent, type Exchange } from '../../actors/agents/index.js';
+import { applyEvent, initialSnapshot } from '../../machines/index.js';
 import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
 import { replayExecute } from '../../actors/replay/index.js';
 import type { EpisodeEvent } from '../../streams/events.js';
@@ -123,6 +124,47 @@ describe('an LLM agent through a whole episode (recorded provider responses)', (
     expect(exchanges).not.toContain(KEY);
     expect(JSON.stringify(run.events)).not.toContain(KEY);
     expect(server.received.every((q) => String(q.headers.authorization).includes(KEY))).toBe(true);
+  });
+
+  it('a replay agent rebuilds every request from the log and answers from the recording, offline', async () => {
+    const count = server.received.length;
+    const calls = of(run.events, 'agent.decided').map((e) => e.call!);
+    const exchanges = (
+      await Promise.all(
+        calls.map(async (c) => JSON.parse(await kit.blobs.getText(c.exchanges)) as Exchange[]),
+      )
+    ).flat();
+    const agent = new ReplayLlmAgent({
+      provider: 'openai',
+      model: 'gpt-4o',
+      exchanges,
+      retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    // Fold the log; at each decision, ask the replay agent with the input the live agent had.
+    let snap = initialSnapshot();
+    let images: { name: string; mediaType: string; data: Buffer }[] = [];
+    for (const e of run.events) {
+      if (e.type === 'observation.recorded')
+        images = await Promise.all(
+          (e.images ?? []).map(async (i) => ({
+            name: i.name,
+            mediaType: i.mediaType,
+            data: await kit.blobs.get(i.digest),
+          })),
+        );
+      if (e.type === 'agent.decided') {
+        const raw = await agent.decide({
+          task: plate.task,
+          round: e.round,
+          observation: snap.context.observation ?? '',
+          history: snap.context.history,
+          ...(images.length ? { images } : {}),
+        });
+        expect(raw).toEqual(e.raw);
+      }
+      snap = applyEvent(snap, e);
+    }
+    expect(server.received.length).toBe(count);
   });
 
   it('replay --execute re-drives the episode with no provider at all', async () => {
