@@ -165,6 +165,12 @@ export function planGuiAction(a: GuiAction, l: GuiLimits): GuiStep | GuiActionEr
         };
       return { kind: 'wait', ms: Math.round(a.seconds * 1000) };
     }
+    default:
+      // Only reachable from untyped callers: the schema admits no other action.
+      return {
+        code: 'BAD_ARGUMENT',
+        message: `unknown GUI action ${JSON.stringify((a as { type?: unknown }).type)}`,
+      };
   }
 }
 
