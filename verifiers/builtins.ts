@@ -3,6 +3,7 @@ import { bimVerifiers } from './bim/index.js';
 import { cadVerifiers } from './cad/index.js';
 import { caeVerifiers } from './cae/index.js';
 import { camVerifiers } from './cam/index.js';
+import { dataVerifiers } from './data/index.js';
 import { draftingVerifiers } from './drafting/index.js';
 import { edaVerifiers } from './eda/index.js';
 import { fileFormat } from './file.js';
@@ -18,4 +19,5 @@ export const BUILTIN_VERIFIERS: readonly Verifier[] = [
   ...edaVerifiers,
   ...vizVerifiers,
   ...draftingVerifiers,
+  ...dataVerifiers,
 ];

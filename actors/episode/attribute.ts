@@ -21,12 +21,19 @@ export interface Attribution {
   detail: string;
 }
 
+/** Declared format names → the names `detectFormat` gives. */
 const FORMAT_ALIASES: Record<string, string> = {
   stp: 'step',
-  fcstd: 'fcstd',
   v: 'verilog',
+  sv: 'verilog',
   cir: 'spice',
+  sp: 'spice',
+  ckt: 'spice',
   net: 'kicad_net',
+  kicad_netlist: 'kicad_net',
+  ngc: 'gcode',
+  nc: 'gcode',
+  txt: 'text',
 };
 const canon = (f: string) => FORMAT_ALIASES[f.toLowerCase()] ?? f.toLowerCase();
 

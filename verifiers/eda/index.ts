@@ -1,6 +1,8 @@
 /** The EDA verifiers registered by default, and their public names. */
 import type { Verifier } from '../types.js';
+import { gerberCheck } from './gerber.js';
 import { kicadBoard } from './kicad-board.js';
+import { kicadNetlist } from './kicad-netlist.js';
 import { spiceMeasure } from './ngspice.js';
 import { verilogTestbench } from './verilog.js';
 import { yosysEquivalence } from './yosys.js';
@@ -9,6 +11,13 @@ export { spiceMeasure, SpiceMeasureParams, CLI_IMAGE } from './ngspice.js';
 export { verilogTestbench, VerilogTestbenchParams } from './verilog.js';
 export { yosysEquivalence, YosysEquivalenceParams, readYosysOutput, type YosysReading } from './yosys.js';
 export { kicadBoard, KicadBoardParams } from './kicad-board.js';
+export {
+  kicadNetlist,
+  KicadNetlistParams,
+  readKicadNetlist,
+  comparePinPairs,
+  componentValue,
+} from './kicad-netlist.js';
 export { KICAD_IMAGE, parseDrcReport, runDrc, type DrcReport } from './kicad-drc.js';
 export {
   readKicadPcb,
@@ -23,4 +32,6 @@ export const edaVerifiers: readonly Verifier[] = [
   verilogTestbench,
   yosysEquivalence,
   kicadBoard,
+  kicadNetlist,
+  gerberCheck,
 ];
