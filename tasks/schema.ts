@@ -95,7 +95,8 @@ export const DeliverableSchema = z.object({
   format: z.string().min(1),
   /**
    * Sandbox the deliverable is read from; default the first. `"*"` (software-selection tasks): from
-   * whichever sandbox has it (the first, in declaration order), and the choice is recorded.
+   * whichever sandbox has it (when several do, the most recently written copy), and the choice is
+   * recorded.
    */
   sandbox: z.string().optional(),
   /**

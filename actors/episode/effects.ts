@@ -266,22 +266,31 @@ export async function execute(
 }
 
 /**
- * Reads a deliverable from its sandbox (default the first); `sandbox: "*"` takes it from the first
- * sandbox, in declaration order, that has it. Null when missing.
+ * Reads a deliverable from its sandbox (default the first). `sandbox: "*"` (software selection):
+ * from the sandbox that has it; when several do, the one whose copy was written last (the app the
+ * agent finally used). Null when missing.
  */
 export async function readDeliverable(
   s: EffectScope,
   d: { path: string; sandbox?: string | undefined },
 ): Promise<{ sandbox: string; bytes: Buffer } | null> {
-  const names =
-    d.sandbox === '*'
-      ? [...s.sandboxes.keys()]
-      : [d.sandbox ?? Object.keys(s.lt.task.environment.sandboxes)[0]!];
-  for (const name of names) {
+  if (d.sandbox !== '*') {
+    const name = d.sandbox ?? Object.keys(s.lt.task.environment.sandboxes)[0]!;
     const bytes = await s.sandboxes.get(name)?.getFile(d.path);
-    if (bytes) return { sandbox: name, bytes };
+    return bytes ? { sandbox: name, bytes } : null;
   }
-  return null;
+  const found: { sandbox: string; bytes: Buffer; mtime: number }[] = [];
+  for (const [name, sb] of s.sandboxes) {
+    const bytes = await sb.getFile(d.path);
+    if (!bytes) continue;
+    const st = await sb.exec(`stat -c %.3Y -- '${d.path.replaceAll("'", `'\\''`)}'`, {
+      timeoutMs: 10_000,
+      outputCapBytes: 256,
+    });
+    found.push({ sandbox: name, bytes, mtime: Number.parseFloat(st.stdout) || 0 });
+  }
+  // Newest first; equal times keep declaration order.
+  return found.sort((a, b) => b.mtime - a.mtime)[0] ?? null;
 }
 
 /**
