@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../actors/agents/index.js';
-import type { EpisodeResult } from '../../actors/episode/index.js';
+import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
+import { replayExecute } from '../../actors/replay/index.js';
 import { provenance, renderDot, renderProvenance } from '../../actors/provenance/index.js';
 import type { EpisodeEvent } from '../../streams/events.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
@@ -91,6 +92,53 @@ describe('the reference workflow', () => {
       /^digraph[\s\S]*cluster_cad[\s\S]*-> "slicer:block\.stl@[0-9a-f]{12}" \[label="handoff r2"\]/,
     );
   });
+
+  it('resumes across both sandboxes after a crash: hand-offs re-run, same verdicts', async () => {
+    // Cut as a SIGKILL would, just after the slicing started in round 3.
+    const cut = run.events.findIndex((e) => e.type === 'action.started' && e.round === 3);
+    const id = `${kit.runId}-handoff-resume`;
+    const w = kit.log.writer(id);
+    const prior = run.events.slice(0, cut + 1);
+    for (const e of prior) await w.append(e);
+    const writer = await kit.log.resume(id);
+    const r = await runEpisode(
+      lt,
+      { ...kit.deps, openLog: () => writer },
+      {
+        episodeId: id,
+        runId: kit.runId,
+        agent: createAgent('scripted', lt),
+        artifactsDir: join(kit.dir, id),
+        prior,
+      },
+    );
+    const events = await kit.log.read(id);
+    const res = of(events, 'episode.resumed')[0]!;
+    expect(Object.keys(res.sandboxes).sort()).toEqual(['cad', 'slicer']);
+    // The stage check after round 1 took a snapshot of both sandboxes; only the hand-off is re-run.
+    expect(res.snapshotRound).toBe(1);
+    expect(res.replayed).toBe(1);
+    expect(res.divergences).toEqual([]);
+    expect(res.interrupted).toEqual({ round: 3, index: 0 });
+    expect(r.status).toBe('done');
+    expect(r.verdicts.map((v) => [v.criterion, v.passed])).toEqual(
+      run.r.verdicts.map((v) => [v.criterion, v.passed]),
+    );
+  }, 180_000);
+
+  it('replay --execute re-runs it across both sandboxes: identical', async () => {
+    const id = `${kit.runId}-handoff-replay`;
+    const rep = await replayExecute(run.events, lt, kit.deps, {
+      episodeId: id,
+      runId: kit.runId,
+      artifactsDir: join(kit.dir, id),
+      read: (e) => kit.log.read(e),
+    });
+    expect(rep.firstDivergence).toBeNull();
+    expect(of(await kit.log.read(id), 'artifact.handed_off')[0]!.digest).toBe(
+      of(run.events, 'artifact.handed_off')[0]!.digest,
+    );
+  }, 180_000);
 
   it('`engiloop provenance` prints it from the log, and --dot', async () => {
     const env = { NATS_URL: kit.nats.url };
