@@ -60,12 +60,15 @@ export async function checkStages(
     const artifacts: Record<string, string> = {};
     for (const [p, b] of files) artifacts[p] = sha256Hex(b);
     const prev = latest.get(st.name);
-    if (prev && same(prev.artifacts, artifacts)) continue;
+    const dep = st.after === undefined ? undefined : latest.get(st.after);
+    const blocked = st.after !== undefined && (!dep || dep.score < st.min_score);
+    // Unchanged artifacts are not checked again — unless the last check was blocked by a stage that
+    // has since scored enough.
+    if (prev && same(prev.artifacts, artifacts) && !(prev.blockedBy && !blocked)) continue;
     for (const b of files.values()) await s.deps.blobs.put(b);
 
     let draft: Extract<EventDraft, { type: 'stage.checked' }>;
-    const dep = st.after === undefined ? undefined : latest.get(st.after);
-    if (st.after !== undefined && (!dep || dep.score < st.min_score)) {
+    if (blocked) {
       draft = {
         type: 'stage.checked',
         stage: st.name,
@@ -74,7 +77,7 @@ export async function checkStages(
         verdicts: [],
         score: 0,
         passed: false,
-        blockedBy: { stage: st.after, score: dep?.score ?? null, min: st.min_score },
+        blockedBy: { stage: st.after!, score: dep?.score ?? null, min: st.min_score },
         halt: st.halt_on_fail,
       };
     } else {

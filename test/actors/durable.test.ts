@@ -9,6 +9,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, ScriptedAgent } from '../../actors/agents/index.js';
 import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
+import { mixStages } from '../../actors/episode/stages.js';
 import { HOST_LABEL, LABEL, PID_LABEL } from '../../actors/sandbox/index.js';
 import { buildTimeline, renderRound } from '../../actors/replay/index.js';
 import type { EpisodeEvent, StageChecked } from '../../streams/events.js';
@@ -171,7 +172,7 @@ describe('stage checks', () => {
     expect(of(events, 'agent.decided').map((e) => e.round)).toEqual([1, 2]);
   }, 120_000);
 
-  it('a stage made before the stage it depends on is blocked, and its weight is lost', async () => {
+  it('a stage made before the stage it depends on is blocked, then checked once that stage passes', async () => {
     const steps = [
       {
         type: 'shell' as const,
@@ -183,14 +184,41 @@ describe('stage checks', () => {
       },
     ];
     const { r, events } = await play(staged, new ScriptedAgent('scripted:copy-first', steps));
-    const scaled = of(events, 'stage.checked').find((c): c is StageChecked => c.stage === 'scaled')!;
-    expect(scaled.blockedBy).toEqual({ stage: 'model', score: null, min: 1 });
-    expect(scaled.score).toBe(0);
-    // Both final files are right, yet a quarter of the score came from the blocked stage.
-    expect(r.verdicts.every((v) => v.passed)).toBe(true);
-    expect(r.score).toBeCloseTo(0.75, 10);
-    expect(r.passed).toBe(false);
+    const checks = of(events, 'stage.checked');
+    expect(checks.map((c) => [c.stage, c.round, c.passed, c.blockedBy?.stage ?? null])).toEqual([
+      ['scaled', 1, false, 'model'],
+      ['model', 2, true, null],
+      ['scaled', 2, true, null], // same file, re-checked because its dependency now passes
+    ]);
+    expect(checks[0]!.blockedBy).toEqual({ stage: 'model', score: null, min: 1 });
+    expect(r.score).toBe(1);
   }, 120_000);
+
+  it('a weighted stage takes its share of the final score from its latest check', () => {
+    const check = (stage: string, score: number): StageChecked => ({
+      type: 'stage.checked',
+      stage,
+      round: 1,
+      artifacts: {},
+      verdicts: [],
+      score,
+      passed: score === 1,
+      halt: false,
+      v: 2,
+      at: 0,
+    });
+    const task = staged.task;
+    expect(mixStages(task, new Map([['scaled', check('scaled', 0)]]), { score: 1, passed: true })).toEqual({
+      score: 0.75,
+      passed: false,
+      stages: { weights: { scaled: { weight: 0.25, score: 0, passed: false } }, finalScore: 1 },
+    });
+    expect(mixStages(task, new Map(), { score: 0.5, passed: false }).score).toBeCloseTo(0.375, 10);
+    expect(mixStages({ ...task, stages: [] }, new Map(), { score: 0.5, passed: false })).toEqual({
+      score: 0.5,
+      passed: false,
+    });
+  });
 });
 
 describe('a sandbox killed from outside', () => {

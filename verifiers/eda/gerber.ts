@@ -211,6 +211,7 @@ export function parseGerber(text: string): Omit<GerberFile, 'name' | 'kind' | 'l
     }
     [x, y] = [nx, ny];
   };
+  if (!/%FS/.test(text)) return { ...out, problem: 'no format statement %FS…*%: not RS-274X' };
   for (let i = 0; i < text.length && out.problem === undefined;) {
     const ch = text[i]!;
     if (/\s/.test(ch)) i++;
@@ -324,7 +325,7 @@ export async function readPackage(
     const files = await Promise.all(
       entries.map(async (f) => ({ name: f.name, bytes: await f.async('nodebuffer') })),
     );
-    return { files: files.sort((a, b) => a.name.localeCompare(b.name)) };
+    return { files: files.sort((a, b) => (a.name < b.name ? -1 : 1)) };
   } catch (err) {
     return { error: `${rel}: corrupt zip: ${err instanceof Error ? err.message : String(err)}` };
   }
@@ -382,7 +383,8 @@ export const gerberCheck: Verifier = {
           : `invalid: ${broken.map((f) => `${f.name}: ${f.problem}`).join('; ')}`,
     });
     const missing = p.layers.filter((l) => !byLayer.has(l));
-    const twice = [...byLayer].filter(([, fs]) => fs.length > 1);
+    // A drill set may be split (plated and non-plated holes); any other layer belongs in one file.
+    const twice = [...byLayer].filter(([l, fs]) => fs.length > 1 && l !== 'Drill');
     const unknown = fab.filter((f) => f.layer === null).map((f) => f.name);
     checks.push({
       name: 'layers',
@@ -404,22 +406,25 @@ export const gerberCheck: Verifier = {
         detail: `${copper.length} copper layer(s) (${copper.join(', ') || 'none'}), expected ${p.copper_layers}`,
       });
     const mustHave = p.nonempty ?? [...new Set([...p.layers.filter(isCopper), ...copper])];
-    const empty = mustHave.filter((l) => byLayer.get(l)?.every((f) => f.objects === 0));
+    // A required layer that is missing is the layers check's failure; here only what is there counts.
+    const present = mustHave.filter((l) => byLayer.has(l));
+    const absent = mustHave.filter((l) => !byLayer.has(l) && !p.layers.includes(l));
+    const empty = present.filter((l) => byLayer.get(l)!.every((f) => f.objects === 0));
+    const namesOf = (l: string) =>
+      byLayer
+        .get(l)!
+        .map((f) => f.name)
+        .join(', ');
     checks.push({
       name: 'nonempty',
-      passed: empty.length === 0,
+      passed: empty.length + absent.length === 0,
       detail:
-        empty.length === 0
-          ? `${mustHave.join(', ')} not empty`
-          : `empty: ${empty
-              .map(
-                (l) =>
-                  `${l} (${byLayer
-                    .get(l)!
-                    .map((f) => f.name)
-                    .join(', ')}: no draws, flashes or regions)`,
-              )
-              .join(', ')}`,
+        empty.length + absent.length === 0
+          ? `${present.join(', ') || 'no layer'} not empty`
+          : [
+              ...empty.map((l) => `${l} is empty (${namesOf(l)}: no draws, flashes or regions)`),
+              ...absent.map((l) => `${l} is missing`),
+            ].join(', '),
     });
     let outline: { width_mm: number; height_mm: number } | null = null;
     if (p.outline !== undefined) {
