@@ -31,9 +31,15 @@ export function hardenedContainerOptions(o: HardenedOptions): Docker.ContainerCr
     Cmd: o.cmd ?? ['sleep', 'infinity'],
     User: '1000:1000',
     WorkingDir: o.workdir,
-    Env: Object.entries({ HOME: '/tmp', LANG: 'C.UTF-8', OMP_NUM_THREADS: '1', ...o.env }).map(
-      ([k, v]) => `${k}=${v}`,
-    ),
+    // PYTHONDONTWRITEBYTECODE: Python (and freecadcmd) reuse a cached .pyc when a script is rewritten
+    // within the same second at the same size, silently running the old script.
+    Env: Object.entries({
+      HOME: '/tmp',
+      LANG: 'C.UTF-8',
+      OMP_NUM_THREADS: '1',
+      PYTHONDONTWRITEBYTECODE: '1',
+      ...o.env,
+    }).map(([k, v]) => `${k}=${v}`),
     Labels: { [LABEL]: '1', [`${LABEL}.pid`]: String(process.pid), ...o.labels },
     NetworkDisabled: true,
     HostConfig: {

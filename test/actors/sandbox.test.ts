@@ -79,6 +79,18 @@ describe('hardening', () => {
   });
 });
 
+describe('python', () => {
+  it('runs a rewritten module, never a stale cached .pyc of the same size and second', async () => {
+    // Without PYTHONDONTWRITEBYTECODE the second import reuses the first one's bytecode.
+    const r = await sb.exec(
+      'cd /tmp && echo "print(40)" > m.py && python3 -c "import m" && echo "print(25)" > m.py && python3 -c "import m"; ls __pycache__ 2>&1 | head -1',
+      run,
+    );
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual(['40', '25']);
+    expect(r.stdout).toMatch(/No such file or directory|cannot access/);
+  });
+});
+
 describe('files', () => {
   it('round-trips a file with parent dirs, owned by uid 1000', async () => {
     const content = Buffer.from('größe ✓\n\x00binary\xff', 'latin1');
