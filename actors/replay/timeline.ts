@@ -22,6 +22,8 @@ export interface RoundView {
   round: number;
   /** The observation the agent decided on. */
   observation: string;
+  /** Digest of that observation's screenshot in the object store (GUI episodes). */
+  screenshot: string | null;
   decided: AgentDecided | null;
   actions: ActionExecuted[];
   /**
@@ -56,10 +58,12 @@ export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
   const rounds: RoundView[] = [];
   let current: RoundView | null = null;
   let observation = '';
+  let screenshot: string | null = null;
   let checked = 0;
   events.forEach((e, i) => {
     if (e.type === 'observation.recorded') {
       observation = e.text;
+      screenshot = e.screenshot ?? null;
       current = null; // the next round's observation closes this round
     }
     if (e.type === 'agent.decided') {
@@ -73,6 +77,7 @@ export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
       current = {
         round: e.round,
         observation,
+        screenshot,
         decided: e,
         actions: [],
         harness: [],

@@ -17,6 +17,7 @@ export function renderRound(tl: Timeline, i: number, width = 100): string {
     '',
     '── observation',
     clip(r.observation, 3000),
+    ...(r.screenshot ? [`   screenshot: sha256 ${r.screenshot} (--screenshots <dir> writes it out)`] : []),
     '',
     `── agent output (${d?.latencyMs ?? 0} ms)`,
     clip(JSON.stringify(d?.raw, null, 1) ?? '', 2000),

@@ -5,6 +5,7 @@
  * episode rebuilds the app's state by re-running every action, and `replay --execute` compares
  * screenshots by pixel difference.
  */
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../actors/agents/index.js';
@@ -12,6 +13,7 @@ import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
 import { replayExecute } from '../../actors/replay/index.js';
 import type { EpisodeEvent } from '../../streams/events.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
+import { cli } from '../helpers/cli.js';
 import { episodeKit, type EpisodeKit } from '../helpers/episode.js';
 
 let kit: EpisodeKit;
@@ -79,6 +81,20 @@ describe('a GUI episode', () => {
     // Typing "line" changed the screen.
     expect(obs[1]!.screenshot).not.toBe(obs[0]!.screenshot);
   });
+
+  it("`engiloop replay --screenshots` writes each round's screenshot; the round view names it", async () => {
+    const dir = join(kit.dir, 'shots');
+    const id = of(run.events, 'episode.started')[0]!.episodeId;
+    const r = await cli(['replay', id, '--round', '2', '--screenshots', dir], { NATS_URL: kit.nats.url });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/screenshot: sha256 [0-9a-f]{64}/);
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual(['round-1.png', 'round-2.png', 'round-3.png', 'round-4.png', 'round-5.png']);
+    const png = await readFile(join(dir, 'round-2.png'));
+    expect(png.equals(await kit.blobs.get(of(run.events, 'observation.recorded')[1]!.screenshot!))).toBe(
+      true,
+    );
+  }, 60_000);
 
   it('stops a turn at its first failing action and records the rest as skipped', () => {
     const r2 = of(run.events, 'action.executed').filter((e) => e.round === 2);

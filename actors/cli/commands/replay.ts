@@ -17,6 +17,8 @@ import {
   type Timeline,
 } from '../../replay/index.js';
 import { CliExit, EXIT } from '../exit.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { withRunEnv } from '../run-env.js';
 import { withStreams } from '../streams-env.js';
 import { fmtMs } from '../table.js';
@@ -29,6 +31,7 @@ interface ReplayFlags {
   execute?: boolean;
   tasks: string;
   maxPixelDiff?: string;
+  screenshots?: string;
 }
 
 async function loadEvents(id: string, fromFile: boolean): Promise<EpisodeEvent[]> {
@@ -113,6 +116,10 @@ export function replayCommand(program: Command): void {
     )
     .option('--tasks <dir>', 'with --execute: where to find the task folder', 'tasks')
     .option(
+      '--screenshots <dir>',
+      "fold mode: also write each round's screenshot (GUI episodes) as <dir>/round-N.png",
+    )
+    .option(
       '--max-pixel-diff <fraction>',
       'with --execute on a GUI episode: share of pixels a screenshot may differ by (default 0.01)',
     )
@@ -167,6 +174,21 @@ export function replayCommand(program: Command): void {
           return;
         }
         throw e;
+      }
+      if (f.screenshots) {
+        const dir = f.screenshots;
+        const shots = events.filter(
+          (e): e is Extract<EpisodeEvent, { type: 'observation.recorded' }> =>
+            e.type === 'observation.recorded' && e.screenshot !== undefined,
+        );
+        if (shots.length === 0)
+          throw new CliExit(EXIT.BAD_INPUT, `episode ${id} has no screenshots (not a GUI episode)`);
+        await mkdir(dir, { recursive: true });
+        await withStreams(async (s) => {
+          for (const o of shots)
+            await writeFile(join(dir, `round-${o.round}.png`), await s.blobs.get(o.screenshot!));
+        });
+        console.error(`wrote ${shots.length} screenshot(s) to ${dir}`);
       }
       const head = `${events.length} events, ${tl.rounds.length} rounds, final state ${String(tl.final.value)}; ${tl.checked} state digest(s) checked: deterministic`;
       if (f.json) {
