@@ -56,6 +56,8 @@ export interface Job {
   agent: string;
   /** SHA-256 of the task folder's tar in the object store: workers need no shared checkout. */
   taskBlob: string;
+  /** Overrides the task's `history_window` (optional; absent in older jobs). */
+  historyWindow?: number;
 }
 
 /** Options of {@link JobQueue.open}; `replicas` as in {@link StreamsOptions}. */

@@ -51,6 +51,7 @@ export async function runJob(env: WorkerEnv, held: HeldJob, o: WorkerOptions): P
   const beat = setInterval(() => held.msg.working(), o.heartbeatMs);
   try {
     const lt = await taskFor(env, job.taskBlob);
+    if (job.historyWindow !== undefined) lt.task.history_window = job.historyWindow;
     const prior = await env.log.read(job.episodeId);
     const writer = prior.length ? await env.log.resume(job.episodeId) : env.log.writer(job.episodeId);
     if (prior.length)

@@ -132,6 +132,18 @@ describe('engiloop', () => {
     expect(left).toEqual([]);
   });
 
+  it('--history-window sets how many rounds the agent sees, recorded with the task', async () => {
+    const r = await cli(['run', join(STARTER, 'verilog-counter'), '--history-window', '1', '--json'], env);
+    expect(r.code).toBe(0);
+    const id = (JSON.parse(r.stdout) as { results: { episodeId: string }[] }).results[0]!.episodeId;
+    const ev = await cli(['events', id, '--json'], env);
+    const started = JSON.parse(ev.stdout.split('\n')[0]!) as { task: { history_window: number } };
+    expect(started.task.history_window).toBe(1);
+    const bad = await cli(['run', join(STARTER, 'verilog-counter'), '--history-window', 'lots'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/history-window/);
+  }, 60_000);
+
   it('bad input exits 2 with a message naming the fix', async () => {
     const a = await cli(['run', join(STARTER, 'verilog-counter'), '--agent', 'oracle'], env);
     expect(a.code).toBe(2);

@@ -22,11 +22,22 @@ export function distributedCommands(program: Command): void {
     .command('submit')
     .description('queue one job per episode on JetStream and print the run id (workers run them)')
     .argument('<path>', 'task folder or suite folder')
-    .option('-a, --agent <spec>', 'agent: "scripted" or "scripted:<name>"', 'scripted')
+    .option(
+      '-a, --agent <spec>',
+      'agent: "scripted" (the reference), "scripted:<defect|alternative>", "openai:<model>" or "anthropic:<model>"',
+      'scripted',
+    )
     .option('-r, --repeat <k>', 'episodes per task', '1')
-    .action(async (path: string, f: { agent: string; repeat: string }) => {
+    .option('--history-window <n>', "rounds of history the agent sees (default: the task's, 15 unless set)")
+    .action(async (path: string, f: { agent: string; repeat: string; historyWindow?: string }) => {
       const repeat = wholeNumber('repeat', f.repeat);
-      const { tasks, errors } = await loadRunTasks(path, f.agent);
+      const historyWindow =
+        f.historyWindow === undefined ? undefined : wholeNumber('history-window', f.historyWindow);
+      const { tasks, errors } = await loadRunTasks(
+        path,
+        f.agent,
+        historyWindow === undefined ? {} : { historyWindow },
+      );
       await withStreams(async (s) => {
         const queue = await JobQueue.open(s.nc);
         const runId = newRunId();
@@ -47,6 +58,7 @@ export function distributedCommands(program: Command): void {
             taskId: p.lt.task.id,
             agent: f.agent,
             taskBlob: blobs.get(p.lt.task.id)!,
+            ...(historyWindow === undefined ? {} : { historyWindow }),
           });
         console.error(
           `queued ${plan.length} episode(s) on ${s.where}; follow with: engiloop status ${runId} --watch`,

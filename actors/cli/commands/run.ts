@@ -14,6 +14,7 @@ interface RunFlags {
   concurrency: string;
   repeat: string;
   json?: string | boolean;
+  historyWindow?: string;
 }
 
 export function runCommand(program: Command): void {
@@ -21,7 +22,12 @@ export function runCommand(program: Command): void {
     .command('run')
     .description('run episodes of a task or a suite of tasks, each in its own sandboxes')
     .argument('<path>', 'task folder (with task.yaml) or suite folder')
-    .option('-a, --agent <spec>', 'agent: "scripted" (reference solution) or "scripted:<defect>"', 'scripted')
+    .option(
+      '-a, --agent <spec>',
+      'agent: "scripted" (the reference), "scripted:<defect|alternative>", "openai:<model>" or "anthropic:<model>"',
+      'scripted',
+    )
+    .option('--history-window <n>', "rounds of history the agent sees (default: the task's, 15 unless set)")
     .option('-c, --concurrency <n>', 'episodes at once', '1')
     .option('-r, --repeat <k>', 'episodes per task', '1')
     .option('--json [file]', 'write machine-readable results to stdout, or to a file')
@@ -32,7 +38,11 @@ export function runCommand(program: Command): void {
     .action(async (path: string, f: RunFlags) => {
       const concurrency = wholeNumber('concurrency', f.concurrency);
       const repeat = wholeNumber('repeat', f.repeat);
-      const { tasks, errors } = await loadRunTasks(path, f.agent);
+      const { tasks, errors } = await loadRunTasks(path, f.agent, {
+        ...(f.historyWindow === undefined
+          ? {}
+          : { historyWindow: wholeNumber('history-window', f.historyWindow) }),
+      });
 
       await withRunEnv(async ({ streams, deps, runId, runDir, signal }) => {
         const plan = planEpisodes(runId, tasks, repeat);
