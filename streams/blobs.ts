@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { TimeoutError, type NatsConnection } from '@nats-io/nats-core';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { EpisodeEvent } from './events.js';
 import { BlobDigestError, BlobNotFoundError } from './errors.js';
@@ -22,6 +22,21 @@ const DIGEST = /^[0-9a-f]{64}$/;
 /** SHA-256 of `bytes`, lowercase hex. */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * A read of one object that has not finished by then is abandoned and tried again: under load the
+ * client's ordered consumer was seen to stall forever on a blob it had just stored.
+ */
+const GET_DEADLINE_MS = 30_000;
+
+/** `p`, or a `TimeoutError` after `ms` (so `retryTimeouts` tries again). */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError()), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Blobs named by the SHA-256 of their bytes; a put of existing content uploads nothing. */
@@ -77,7 +92,7 @@ export class BlobStore {
     if (!DIGEST.test(digest)) throw new BlobNotFoundError(digest);
     let bytes: Uint8Array | null;
     try {
-      bytes = await retryTimeouts(() => this.os.getBlob(digest));
+      bytes = await retryTimeouts(() => withDeadline(this.os.getBlob(digest), GET_DEADLINE_MS));
     } catch (err) {
       // A timeout is NATS being unavailable, not a bad blob.
       if (isTimeout(err)) throw err;
