@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ScriptedAgent } from '../actors/agents/index.js';
-import { runEpisode, verifyTask, type EpisodeDeps } from '../actors/episode/index.js';
+import { runEpisode, episodeDeps, type EpisodeDeps } from '../actors/episode/index.js';
 import { replayExecute } from '../actors/replay/index.js';
 import { newRunId } from '../actors/run/index.js';
-import { createRunTool, DockerSandboxProvider } from '../actors/sandbox/index.js';
+import { DockerSandboxProvider } from '../actors/sandbox/index.js';
 import { BlobStore, connectNats, EpisodeLog, startNatsServer } from '../streams/index.js';
 import { loadTask } from '../tasks/index.js';
 import { median } from './resume.js';
@@ -61,13 +61,7 @@ export async function benchReplay(
   try {
     const log = await EpisodeLog.open(nc);
     const blobs = await BlobStore.open(nc);
-    const deps: EpisodeDeps = {
-      openLog: (id) => log.writer(id),
-      blobs,
-      sandboxes: provider,
-      runTool: createRunTool(provider),
-      verify: verifyTask,
-    };
+    const deps: EpisodeDeps = episodeDeps({ log, blobs, provider });
     let k = 0;
     for (const taskDir of o.tasks ?? REPLAY_TASKS) {
       const lt = await loadTask(taskDir);

@@ -13,10 +13,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedAgent, createAgent } from '../actors/agents/index.js';
-import { runEpisode, verifyTask, type EpisodeDeps } from '../actors/episode/index.js';
+import { runEpisode, episodeDeps, type EpisodeDeps } from '../actors/episode/index.js';
 import { handoff } from '../actors/episode/handoff.js';
 import { newRunId } from '../actors/run/index.js';
-import { createRunTool, DockerSandboxProvider } from '../actors/sandbox/index.js';
+import { DockerSandboxProvider } from '../actors/sandbox/index.js';
 import type { EpisodeEvent } from '../streams/events.js';
 import { BlobStore, connectNats, EpisodeLog, startNatsServer } from '../streams/index.js';
 import { loadTask, TaskSchema, type LoadedTask, type Task } from '../tasks/index.js';
@@ -30,13 +30,7 @@ const nc = await connectNats(nats.url);
 const log = await EpisodeLog.open(nc);
 const blobs = await BlobStore.open(nc);
 const provider = new DockerSandboxProvider();
-const deps: EpisodeDeps = {
-  openLog: (id) => log.writer(id),
-  blobs,
-  sandboxes: provider,
-  runTool: createRunTool(provider),
-  verify: verifyTask,
-};
+const deps: EpisodeDeps = episodeDeps({ log, blobs, provider });
 const runId = newRunId();
 const dir = await mkdtemp(join(tmpdir(), 'engiloop-bench-wf-'));
 let n = 0;

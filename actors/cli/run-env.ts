@@ -3,10 +3,10 @@
  * clean-up, and Ctrl-C handling (first: stop episodes and remove their containers; second: quit).
  */
 import { join } from 'node:path';
-import { verifyTask, type EpisodeDeps } from '../episode/index.js';
+import { episodeDeps, type EpisodeDeps } from '../episode/index.js';
 import { engiloopHome } from '../paths.js';
 import { newRunId } from '../run/index.js';
-import { DockerSandboxProvider, createRunTool } from '../sandbox/index.js';
+import { DockerSandboxProvider } from '../sandbox/index.js';
 import { onInterrupt } from './exit.js';
 import { withStreams, type StreamsEnv } from './streams-env.js';
 
@@ -27,13 +27,7 @@ export async function withRunEnv<T>(fn: (env: RunEnv) => Promise<T>): Promise<T>
       const orphans = await provider.removeOrphans().catch(() => 0);
       if (orphans) console.error(`removed ${orphans} container(s) left by a crashed run`);
       const runId = newRunId();
-      const deps: EpisodeDeps = {
-        openLog: (id) => streams.log.writer(id),
-        blobs: streams.blobs,
-        sandboxes: provider,
-        runTool: createRunTool(provider),
-        verify: verifyTask,
-      };
+      const deps: EpisodeDeps = episodeDeps({ log: streams.log, blobs: streams.blobs, provider });
       return await fn({
         streams,
         deps,

@@ -11,9 +11,9 @@ import type { Action, LoadedTask } from '../../tasks/index.js';
 import { viewImageRequest, type Agent } from '../agents/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { endSpan, startSpan } from '../telemetry.js';
-import { observationText } from './observe.js';
+import { notRun, observationText } from './observe.js';
 import { executeGui, observeGui, startDesktops } from './gui-effects.js';
-import { handoff } from './handoff.js';
+import { fileMtime, handoff } from './handoff.js';
 import { mixStages } from './stages.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 import { readFile } from 'node:fs/promises';
@@ -219,10 +219,6 @@ export async function decide(
   };
 }
 
-function refused(message: string): CommandResult {
-  return { stdout: '', stderr: message, exitCode: null, durationMs: 0, truncated: false, timedOut: false };
-}
-
 /** Runs one action; a GUI action in a CLI task or an unknown sandbox is answered, not thrown. */
 export async function execute(
   s: EffectScope,
@@ -234,17 +230,17 @@ export async function execute(
   if (action.type === 'handoff') return (await handoff(s, action)).result;
   if (action.type !== 'shell') {
     if (task.interface === 'gui') return executeGui(s, action);
-    return refused(
+    return notRun(
       `action "${action.type}" is not available in a CLI task; use {"type":"shell","command":"..."}`,
     );
   }
   if (task.interface === 'gui')
-    return refused(
+    return notRun(
       'shell commands are not available in a GUI task: use click, double_click, drag, move, scroll, key, type or wait',
     );
   const name = action.sandbox ?? Object.keys(task.environment.sandboxes)[0]!;
   const sb = s.sandboxes.get(name);
-  if (!sb) return refused(`no sandbox named "${name}" (have: ${[...s.sandboxes.keys()].join(', ')})`);
+  if (!sb) return notRun(`no sandbox named "${name}" (have: ${[...s.sandboxes.keys()].join(', ')})`);
   const span = startSpan(
     'action',
     { 'engiloop.task': task.id, 'engiloop.round': round, 'engiloop.action': 'shell' },
@@ -283,11 +279,7 @@ export async function readDeliverable(
   for (const [name, sb] of s.sandboxes) {
     const bytes = await sb.getFile(d.path);
     if (!bytes) continue;
-    const st = await sb.exec(`stat -c %.3Y -- '${d.path.replaceAll("'", `'\\''`)}'`, {
-      timeoutMs: 10_000,
-      outputCapBytes: 256,
-    });
-    found.push({ sandbox: name, bytes, mtime: Number.parseFloat(st.stdout) || 0 });
+    found.push({ sandbox: name, bytes, mtime: (await fileMtime(sb, d.path)) ?? 0 });
   }
   // Newest first; equal times keep declaration order.
   return found.sort((a, b) => b.mtime - a.mtime)[0] ?? null;

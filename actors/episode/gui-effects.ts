@@ -18,7 +18,7 @@ import {
 } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { EffectScope } from './effects.js';
-import { observationText } from './observe.js';
+import { notRun, observationText } from './observe.js';
 
 /** The sandbox GUI actions go to: the first one with a desktop. */
 export function guiSandbox(s: EffectScope): { name: string; sb: Sandbox } | null {
@@ -44,19 +44,6 @@ export async function startDesktops(s: EffectScope): Promise<void> {
         ...(signal ? { signal } : {}),
       });
   }
-}
-
-/** A result for an action that was not run. */
-export function notRun(message: string, skipped = false): CommandResult {
-  return {
-    stdout: '',
-    stderr: message,
-    exitCode: null,
-    durationMs: 0,
-    truncated: false,
-    timedOut: false,
-    ...(skipped ? { skipped: true } : {}),
-  };
 }
 
 /** Runs one GUI action; a failure (off screen, bad key, xdotool error) is a result, not an error. */

@@ -3,24 +3,24 @@
  * content-addressed object (SHA-256) in the object store and enters another. Sandboxes share no
  * filesystem, so what crosses is exactly what is recorded (`artifact.handed_off`).
  */
-import type { CommandResult } from '../../streams/events.js';
+import type { ArtifactHandedOff, CommandResult } from '../../streams/events.js';
+import type { Sandbox } from '../sandbox/types.js';
 import type { Action } from '../../tasks/index.js';
 import type { EffectScope } from './effects.js';
 
 type Handoff = Extract<Action, { type: 'handoff' }>;
 
-/** What one hand-off moved (the `artifact.handed_off` event's facts). */
-export interface HandoffInfo {
-  from: { sandbox: string; path: string };
-  to: { sandbox: string; path: string };
-  digest: string;
-  bytes: number;
-  /** Format read from the content (`step`, `stl`, `dxf`, …, or `unknown`). */
-  format: string;
-  /** The extension of the path, for spotting a file whose content is not what its name says. */
-  declared: string;
-  /** The file's modification time in the producer (ms since the epoch), to find the round that made it. */
-  producedAt: number | null;
+/** What one hand-off moved: the facts of its `artifact.handed_off` event. */
+export type HandoffInfo = Omit<ArtifactHandedOff, 'type' | 'v' | 'at' | 'round' | 'index' | 'durationMs'>;
+
+/** A file's modification time in a sandbox (seconds since the epoch, ms precision), null if unreadable. */
+export async function fileMtime(sb: Sandbox, path: string): Promise<number | null> {
+  const r = await sb.exec(`stat -c %.3Y -- '${path.replaceAll("'", `'\\''`)}'`, {
+    timeoutMs: 10_000,
+    outputCapBytes: 256,
+  });
+  const t = Number.parseFloat(r.stdout);
+  return r.exitCode === 0 && Number.isFinite(t) ? t : null;
 }
 
 const head = (b: Buffer, n = 4096) => b.subarray(0, n).toString('latin1');
@@ -80,11 +80,7 @@ export async function handoff(
       result: fail(`handoff: ${a.path} does not exist in sandbox ${a.from} (or is not a regular file)`),
       info: null,
     };
-  const stat = await src.exec(`stat -c %.3Y -- '${a.path.replaceAll("'", `'\\''`)}'`, {
-    timeoutMs: 10_000,
-    outputCapBytes: 256,
-  });
-  const mtime = Number.parseFloat(stat.stdout);
+  const mtime = await fileMtime(src, a.path);
   const digest = await s.deps.blobs.put(bytes);
   const dest = a.dest ?? a.path;
   await dst.putFiles([{ dest, content: bytes }]);
@@ -95,7 +91,7 @@ export async function handoff(
     bytes: bytes.length,
     format: detectFormat(bytes),
     declared: (/\.([A-Za-z0-9_]+)$/.exec(a.path)?.[1] ?? '').toLowerCase(),
-    producedAt: Number.isFinite(mtime) ? Math.round(mtime * 1000) : null,
+    producedAt: mtime === null ? null : Math.round(mtime * 1000),
   };
   const durationMs = Math.round(performance.now() - t0);
   return {

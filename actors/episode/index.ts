@@ -20,3 +20,4 @@ export { normalizer, firstDiff } from './normalize.js';
 export { attribute, isMultiStage, type Attribution, type BreakCause } from './attribute.js';
 export { stagesOf, latestStages } from './stages.js';
 export { detectFormat } from './handoff.js';
+export { episodeDeps } from './deps.js';

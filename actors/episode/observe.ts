@@ -26,3 +26,19 @@ export function observationText(ctx: EpisodeContext, initialListing: string | nu
     return `${head}\nERROR: your last output was not a valid action and was not executed: ${last.decision.error}`;
   return `${head}\n${last.results.map((x) => formatResult(x.action, x.result)).join('\n')}`;
 }
+
+/**
+ * A result for an action that was not run: refused (not available here, unknown sandbox) or, with
+ * `skipped`, left out after an earlier GUI action of the turn failed.
+ */
+export function notRun(message: string, skipped = false): CommandResult {
+  return {
+    stdout: '',
+    stderr: message,
+    exitCode: null,
+    durationMs: 0,
+    truncated: false,
+    timedOut: false,
+    ...(skipped ? { skipped: true } : {}),
+  };
+}

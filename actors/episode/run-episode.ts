@@ -22,12 +22,12 @@ import { endSpan, startSpan } from '../telemetry.js';
 import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { RecordingError } from './errors.js';
-import { notRun } from './gui-effects.js';
 import { handoff } from './handoff.js';
 import { pendingEffect, restore } from './restore.js';
 import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
 import { checkStages, latestStages } from './stages.js';
 import { attribute } from './attribute.js';
+import { notRun } from './observe.js';
 import { agentUsage, resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 

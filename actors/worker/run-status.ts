@@ -54,7 +54,13 @@ export async function finishRunIfComplete(log: EpisodeLog, runs: RunIndex, runId
   // unfinished for `status` though every episode ended.
   for (let attempt = 0; ; attempt++) {
     try {
-      await runs.finish(runId, { runId, suite: rec.started.suite, agent: rec.started.agent, results, summary });
+      await runs.finish(runId, {
+        runId,
+        suite: rec.started.suite,
+        agent: rec.started.agent,
+        results,
+        summary,
+      });
       return true;
     } catch {
       if ((await runs.get(runId).catch(() => null))?.finished) return false; // another worker finished it

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { Agent } from '../../actors/agents/index.js';
-import { runEpisode, verifyTask, type EpisodeDeps, type EpisodeResult } from '../../actors/episode/index.js';
+import { runEpisode, episodeDeps, type EpisodeDeps, type EpisodeResult } from '../../actors/episode/index.js';
 import { newRunId } from '../../actors/run/index.js';
-import { DockerSandboxProvider, createRunTool } from '../../actors/sandbox/index.js';
+import { DockerSandboxProvider } from '../../actors/sandbox/index.js';
 import { BlobStore, EpisodeLog } from '../../streams/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { startTestNats, type TestNats } from './nats.js';
@@ -36,13 +36,7 @@ export async function episodeKit(): Promise<EpisodeKit> {
   const log = await EpisodeLog.open(nats.nc);
   const blobs = await BlobStore.open(nats.nc);
   const provider = new DockerSandboxProvider();
-  const deps: EpisodeDeps = {
-    openLog: (id) => log.writer(id),
-    blobs,
-    sandboxes: provider,
-    runTool: createRunTool(provider),
-    verify: verifyTask,
-  };
+  const deps: EpisodeDeps = episodeDeps({ log, blobs, provider });
   const runId = newRunId();
   const dir = await mkdtemp(join(tmpdir(), 'engiloop-ep-'));
   let k = 0;

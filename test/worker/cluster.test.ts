@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent } from '../../actors/agents/index.js';
-import { runEpisode, verifyTask, type EpisodeDeps } from '../../actors/episode/index.js';
+import { runEpisode, episodeDeps, type EpisodeDeps } from '../../actors/episode/index.js';
 import { newRunId, planEpisodes } from '../../actors/run/index.js';
-import { DockerSandboxProvider, createRunTool } from '../../actors/sandbox/index.js';
+import { DockerSandboxProvider } from '../../actors/sandbox/index.js';
 import { packTask, runProgress, runResults } from '../../actors/worker/index.js';
 import {
   BLOB_BUCKET,
@@ -96,13 +96,7 @@ it(
 
     // Uninterrupted reference, one episode per task, in this process.
     const refRun = newRunId();
-    const deps: EpisodeDeps = {
-      openLog: (id) => log.writer(id),
-      blobs,
-      sandboxes: provider,
-      runTool: createRunTool(provider),
-      verify: verifyTask,
-    };
+    const deps: EpisodeDeps = episodeDeps({ log, blobs, provider });
     const reference = new Map<string, { score: number | null; passed: string[] }>();
     await Promise.all(
       tasks.map(async (lt) => {

@@ -6,10 +6,10 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { JobQueue, localNatsStatus, stopLocalNats } from '../../../streams/index.js';
-import { verifyTask } from '../../episode/index.js';
+import { episodeDeps } from '../../episode/index.js';
 import { engiloopHome } from '../../paths.js';
 import { newRunId, planEpisodes } from '../../run/index.js';
-import { DockerSandboxProvider, createRunTool } from '../../sandbox/index.js';
+import { DockerSandboxProvider } from '../../sandbox/index.js';
 import { packTask, runProgress, runWorker } from '../../worker/index.js';
 import { CliExit, EXIT, onInterrupt, wholeNumber } from '../exit.js';
 import { loadRunTasks } from '../run-tasks.js';
@@ -100,12 +100,8 @@ export function distributedCommands(program: Command): void {
               blobs: s.blobs,
               runs: s.runs,
               home: engiloopHome(),
-              deps: {
-                blobs: s.blobs,
-                sandboxes: provider,
-                runTool: createRunTool(provider),
-                verify: verifyTask,
-              },
+              // The worker positions its own log writer per job.
+              deps: episodeDeps({ log: s.log, blobs: s.blobs, provider }),
             },
             {
               concurrency,
