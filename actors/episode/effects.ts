@@ -13,7 +13,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { notRun, observationText } from './observe.js';
 import { executeGui, observeGui, startDesktops } from './gui-effects.js';
-import { fileMtime, handoff } from './handoff.js';
+import { fileStat, handoff } from './handoff.js';
 import { mixStages } from './stages.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 import { readFile } from 'node:fs/promises';
@@ -26,6 +26,8 @@ export interface EffectScope {
   opts: EpisodeOptions;
   sandboxes: Map<string, Sandbox>;
   span: Span;
+  /** Size and time of each stage's deliverables when last read, so unchanged ones are not read again. */
+  stageStamps?: Map<string, string>;
 }
 
 export async function provision(s: EffectScope): Promise<EventDraft> {
@@ -279,7 +281,7 @@ export async function readDeliverable(
   for (const [name, sb] of s.sandboxes) {
     const bytes = await sb.getFile(d.path);
     if (!bytes) continue;
-    found.push({ sandbox: name, bytes, mtime: (await fileMtime(sb, d.path)) ?? 0 });
+    found.push({ sandbox: name, bytes, mtime: (await fileStat(sb, d.path))?.mtime ?? 0 });
   }
   // Newest first; equal times keep declaration order.
   return found.sort((a, b) => b.mtime - a.mtime)[0] ?? null;

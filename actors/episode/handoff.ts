@@ -13,14 +13,16 @@ type Handoff = Extract<Action, { type: 'handoff' }>;
 /** What one hand-off moved: the facts of its `artifact.handed_off` event. */
 export type HandoffInfo = Omit<ArtifactHandedOff, 'type' | 'v' | 'at' | 'round' | 'index' | 'durationMs'>;
 
-/** A file's modification time in a sandbox (seconds since the epoch, ms precision), null if unreadable. */
-export async function fileMtime(sb: Sandbox, path: string): Promise<number | null> {
-  const r = await sb.exec(`stat -c %.3Y -- '${path.replaceAll("'", `'\\''`)}'`, {
+/** A file's size and modification time (seconds since the epoch, ms precision) in a sandbox; null if unreadable. */
+export async function fileStat(sb: Sandbox, path: string): Promise<{ size: number; mtime: number } | null> {
+  const r = await sb.exec(`stat -c '%s %.3Y' -- '${path.replaceAll("'", `'\\''`)}'`, {
     timeoutMs: 10_000,
     outputCapBytes: 256,
   });
-  const t = Number.parseFloat(r.stdout);
-  return r.exitCode === 0 && Number.isFinite(t) ? t : null;
+  const [size, mtime] = r.stdout.trim().split(' ').map(Number);
+  return r.exitCode === 0 && Number.isFinite(size) && Number.isFinite(mtime)
+    ? { size: size!, mtime: mtime! }
+    : null;
 }
 
 const head = (b: Buffer, n = 4096) => b.subarray(0, n).toString('latin1');
@@ -80,7 +82,7 @@ export async function handoff(
       result: fail(`handoff: ${a.path} does not exist in sandbox ${a.from} (or is not a regular file)`),
       info: null,
     };
-  const mtime = await fileMtime(src, a.path);
+  const mtime = (await fileStat(src, a.path))?.mtime ?? null;
   const digest = await s.deps.blobs.put(bytes);
   const dest = a.dest ?? a.path;
   await dst.putFiles([{ dest, content: bytes }]);

@@ -11,6 +11,7 @@ import { sha256Hex } from '../../streams/index.js';
 import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/events.js';
 import type { Stage, Task } from '../../tasks/index.js';
 import { readDeliverable, type EffectScope } from './effects.js';
+import { fileStat } from './handoff.js';
 
 /** Every stage of a task, in order: those listed under `stages`, then the others deliverables name. */
 export function stagesOf(task: Task): Stage[] {
@@ -47,9 +48,30 @@ export async function checkStages(
 ): Promise<number> {
   const { task } = s.lt;
   const latest = latestStages(events);
+  const stamps = (s.stageStamps ??= new Map<string, string>());
+  const first = Object.keys(task.environment.sandboxes)[0]!;
   let n = 0;
   for (const st of stagesOf(task)) {
     const ds = task.deliverables.filter((d) => d.stage === st.name);
+    const prev = latest.get(st.name);
+    const dep = st.after === undefined ? undefined : latest.get(st.after);
+    const blocked = st.after !== undefined && (!dep || dep.score < st.min_score);
+    // A blocked stage whose dependency now scores enough is checked again, changed or not.
+    const recheck = !!prev?.blockedBy && !blocked;
+    // This runs after every round: a stat per file first, and the files are read only when one
+    // changed size or time since the last look (deliverables in a named sandbox).
+    let stamp: string | null = null;
+    if (ds.every((d) => d.sandbox !== '*')) {
+      const parts: string[] = [];
+      for (const d of ds) {
+        const f = await fileStat(s.sandboxes.get(d.sandbox ?? first)!, d.path);
+        if (!f) break;
+        parts.push(`${d.path}:${f.size}:${f.mtime}`);
+      }
+      if (parts.length < ds.length) continue; // not all there yet
+      stamp = parts.join('|');
+      if (stamps.get(st.name) === stamp && !recheck) continue;
+    }
     const files = new Map<string, Buffer>();
     for (const d of ds) {
       const found = await readDeliverable(s, d);
@@ -59,12 +81,8 @@ export async function checkStages(
     if (files.size < ds.length) continue; // not all there yet
     const artifacts: Record<string, string> = {};
     for (const [p, b] of files) artifacts[p] = sha256Hex(b);
-    const prev = latest.get(st.name);
-    const dep = st.after === undefined ? undefined : latest.get(st.after);
-    const blocked = st.after !== undefined && (!dep || dep.score < st.min_score);
-    // Unchanged artifacts are not checked again — unless the last check was blocked by a stage that
-    // has since scored enough.
-    if (prev && same(prev.artifacts, artifacts) && !(prev.blockedBy && !blocked)) continue;
+    if (stamp) stamps.set(st.name, stamp);
+    if (prev && same(prev.artifacts, artifacts) && !recheck) continue;
     for (const b of files.values()) await s.deps.blobs.put(b);
 
     let draft: Extract<EventDraft, { type: 'stage.checked' }>;
