@@ -5,9 +5,9 @@
  * producer's latest (stale) or a file whose content is not the format it should be, or the
  * infrastructure. A pure function of the log.
  */
-import type { ArtifactHandedOff, EpisodeEvent, StageChecked, VerdictData } from '../../streams/events.js';
+import type { ArtifactHandedOff, EpisodeEvent, VerdictData } from '../../streams/events.js';
 import type { Task } from '../../tasks/index.js';
-import { stagesOf } from './stages.js';
+import { latestStages, stagesOf } from './stages.js';
 
 export type BreakCause = 'agent' | 'lost_handoff' | 'stale_handoff' | 'wrong_format' | 'infrastructure';
 
@@ -37,6 +37,17 @@ const FORMAT_ALIASES: Record<string, string> = {
 };
 const canon = (f: string) => FORMAT_ALIASES[f.toLowerCase()] ?? f.toLowerCase();
 
+/**
+ * The sandbox a deliverable was read from: its declared one (default the first), or for `"*"` the
+ * one the verification recorded (`"*"` when none did).
+ */
+export function deliverableSandbox(task: Task, path: string, sources?: Record<string, string>): string {
+  const d = task.deliverables.find((x) => x.path === path);
+  return d?.sandbox === '*'
+    ? (sources?.[path] ?? '*')
+    : (d?.sandbox ?? Object.keys(task.environment.sandboxes)[0]!);
+}
+
 /** True for tasks whose results carry an attribution: several sandboxes, or stages. */
 export function isMultiStage(task: Task): boolean {
   return Object.keys(task.environment.sandboxes).length > 1 || stagesOf(task).length > 0;
@@ -59,14 +70,10 @@ export function attribute(events: readonly EpisodeEvent[]): Attribution | null {
   const final = [...events].reverse().find((e) => e.type === 'verification.completed');
   if (final?.type !== 'verification.completed' || final.passed) return null;
 
-  const latest = new Map<string, StageChecked>();
-  for (const e of events) if (e.type === 'stage.checked') latest.set(e.stage, e);
+  const latest = latestStages(events);
   const handoffs = events.filter((e): e is ArtifactHandedOff => e.type === 'artifact.handed_off');
   const crit = new Map(task.criteria.map((c) => [c.id, c.deliverable]));
-  const sbOf = (path: string) => {
-    const d = task.deliverables.find((x) => x.path === path);
-    return d?.sandbox === '*' ? (final.sources?.[path] ?? '*') : (d?.sandbox ?? first);
-  };
+  const sbOf = (path: string) => deliverableSandbox(task, path, final.sources);
 
   for (const st of stagesOf(task)) {
     const ds = task.deliverables.filter((d) => d.stage === st.name);

@@ -17,7 +17,13 @@ export { verifyTask } from './verify-task.js';
 export { resultOf, resultFromLog, agentUsage, type ResultFacts } from './result.js';
 export { pendingEffect, interruptedAction } from './restore.js';
 export { normalizer, firstDiff } from './normalize.js';
-export { attribute, isMultiStage, type Attribution, type BreakCause } from './attribute.js';
+export {
+  attribute,
+  deliverableSandbox,
+  isMultiStage,
+  type Attribution,
+  type BreakCause,
+} from './attribute.js';
 export { stagesOf, latestStages } from './stages.js';
 export { detectFormat } from './handoff.js';
 export { episodeDeps } from './deps.js';

@@ -4,7 +4,7 @@
  * apps, and the verdicts on it (stage checks and the final verification).
  */
 import type { ActionExecuted, ActionStarted, EpisodeEvent, VerdictData } from '../../streams/events.js';
-import { attribute, type Attribution } from '../episode/index.js';
+import { attribute, deliverableSandbox, type Attribution } from '../episode/index.js';
 
 export interface ArtifactNode {
   id: string;
@@ -46,14 +46,8 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
   const task = start.task;
   const first = Object.keys(task.environment.sandboxes)[0]!;
   const final = [...events].reverse().find((e) => e.type === 'verification.completed');
-  const sbOf = (path: string) => {
-    const d = task.deliverables.find((x) => x.path === path);
-    return d?.sandbox === '*'
-      ? final?.type === 'verification.completed'
-        ? (final.sources?.[path] ?? '*')
-        : '*'
-      : (d?.sandbox ?? first);
-  };
+  const sbOf = (path: string) =>
+    deliverableSandbox(task, path, final?.type === 'verification.completed' ? final.sources : undefined);
   const started = new Map<string, ActionStarted>();
   const actions: ActionExecuted[] = [];
   for (const e of events) {
