@@ -35,7 +35,8 @@ export async function countSubject(jsm: JetStreamManager, stream: string, subjec
 
 /**
  * Every message on `subject` in stream order, read with an ordered (ephemeral, flow-controlled)
- * consumer; `[]` when the subject holds nothing. Messages appended while reading may be included.
+ * consumer; `[]` when the subject holds nothing. Messages appended while reading may be included;
+ * never fewer than the leader counted when the read began.
  */
 export async function readSubject(
   js: JetStreamClient,
@@ -63,7 +64,9 @@ export async function readSubject(
         msgId: m.headers?.get('Nats-Msg-Id') || null,
         data: m.data,
       });
-      if (m.info.pending === 0) break;
+      // `count` came from the stream leader. The ephemeral consumer may sit on a replica still
+      // catching up (a restarted node), whose `pending` reaches 0 early: wait for the rest.
+      if (m.info.pending === 0 && out.length >= count) break;
     }
   } finally {
     await messages.close();
