@@ -13,10 +13,24 @@ import {
   DefectSchema,
   TaskSchema,
   defaultMaxRounds,
+  variantActions,
   type Alternative,
+  type SolutionStep,
   type Defect,
   type Task,
 } from './schema.js';
+
+/** A variant's whole solution, or a load error naming the edit past the reference's end. */
+function resolveActions(file: string, v: Parameters<typeof variantActions>[0], task: Task): SolutionStep[] {
+  const out = variantActions(v, task.reference);
+  if (!Array.isArray(out))
+    throw new TaskLoadError(
+      file,
+      `reference_edits.${out.badRound}`,
+      `the reference of task ${task.id} has ${task.reference.length} rounds: number an edit from 1 to ${task.reference.length}`,
+    );
+  return out;
+}
 
 /** A task ready to run. */
 export interface LoadedTask {
@@ -109,7 +123,8 @@ export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<Loa
     for (const [i, id] of d.data.fails.entries())
       if (!task.criteria.some((c) => c.id === id))
         throw new TaskLoadError(dfile, `fails[${i}]`, `"${id}" is not a criterion id of task ${task.id}`);
-    defects[name] = d.data;
+    const { reference_edits: _e, ...rest } = d.data;
+    defects[name] = { ...rest, actions: resolveActions(dfile, d.data, task) };
   }
   const alternatives: Record<string, Alternative> = {};
   for (const [name, afile, raw] of await readVariants(join(dir, 'alternatives'))) {
@@ -117,7 +132,7 @@ export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<Loa
     if (!a.success) throw firstIssue(afile, a.error);
     if (defects[name])
       throw new TaskLoadError(afile, '', `a defect variant is also named "${name}": names must be unique`);
-    alternatives[name] = a.data;
+    alternatives[name] = { description: a.data.description, actions: resolveActions(afile, a.data, task) };
   }
   return { task, dir, defects, alternatives };
 }

@@ -11,6 +11,15 @@ const relPath = z
     message: 'must be a relative path inside the task folder or workspace (no leading "/", no "..")',
   });
 
+function isRegExp(s: string): boolean {
+  try {
+    new RegExp(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One thing an agent can do. CLI tasks use `shell`; GUI tasks the computer-use actions. */
 export const ActionSchema = z.discriminatedUnion('type', [
   z.object({
@@ -38,7 +47,25 @@ export const ActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('scroll'), x: z.number(), y: z.number(), dx: z.number(), dy: z.number() }),
   z.object({ type: z.literal('key'), keys: z.string().min(1) }),
   z.object({ type: z.literal('type'), text: z.string() }),
-  z.object({ type: z.literal('wait'), seconds: z.number().nonnegative() }),
+  z.object({
+    type: z.literal('wait'),
+    seconds: z.number().nonnegative(),
+    /**
+     * engiloop's extension, for scripted solutions that must hold on a loaded machine: end the wait
+     * as soon as the screen has `settled` (no change for 400 ms), has `changed` since before the
+     * previous action and then settled, or a window whose title matches the regular expression
+     * `window` has the focus. `seconds` is then the most it waits; the action fails if the
+     * condition never holds.
+     */
+    until: z
+      .union([
+        z.enum(['settled', 'changed']),
+        z.strictObject({
+          window: z.string().min(1).refine(isRegExp, { message: 'must be a valid regular expression' }),
+        }),
+      ])
+      .optional(),
+  }),
   z.object({
     /**
      * Multi-software tasks: copy an artifact from one app's sandbox into another's, through the
@@ -292,31 +319,80 @@ export type TaskInput = z.input<typeof TaskSchema>;
 /** A task after validation, with every default filled in. */
 export type Task = z.infer<typeof TaskSchema> & { limits: { max_rounds: number } };
 
+/**
+ * A variant written as the task's reference with some rounds changed: keys are reference round
+ * numbers (from 1), values the round's new step, or `null` to drop the round. Keeps a variant of a
+ * long GUI reference to the rounds that differ.
+ */
+const ReferenceEditsSchema = z.record(
+  z.string().regex(/^[1-9]\d*$/, { message: 'keys are reference round numbers, from 1' }),
+  SolutionStepSchema.nullable(),
+);
+
+/** A variant's solution: its own `actions`, or `reference_edits`; exactly one of the two. */
+const variantSolution = {
+  actions: z.array(SolutionStepSchema).min(1).optional(),
+  reference_edits: ReferenceEditsSchema.optional(),
+};
+const oneSolution = (v: { actions?: unknown; reference_edits?: unknown }) =>
+  (v.actions === undefined) !== (v.reference_edits === undefined);
+const ONE_SOLUTION = {
+  message:
+    'give either actions (the whole solution) or reference_edits (rounds of the reference changed), not both',
+  path: ['actions'],
+};
+
 /** A defect variant: a solution that must fail, and the criteria it must fail on. */
-export const DefectSchema = z.object({
-  description: z.string().min(1),
-  /** Criterion ids that must fail (score 0 / not passed) for this variant. */
-  fails: z.array(z.string()).min(1),
-  /**
-   * Multi-software tasks: where the chain must be found broken (the result's attribution), e.g.
-   * `{ stage: mesh, cause: stale_handoff }`.
-   */
-  breaks_at: z
-    .object({
-      stage: z.string().nullable(),
-      cause: z.enum(['agent', 'lost_handoff', 'stale_handoff', 'wrong_format', 'infrastructure']).optional(),
-    })
-    .optional(),
-  actions: z.array(SolutionStepSchema).min(1),
-});
-export type Defect = z.infer<typeof DefectSchema>;
+export const DefectSchema = z
+  .object({
+    description: z.string().min(1),
+    /** Criterion ids that must fail (score 0 / not passed) for this variant. */
+    fails: z.array(z.string()).min(1),
+    /**
+     * Multi-software tasks: where the chain must be found broken (the result's attribution), e.g.
+     * `{ stage: mesh, cause: stale_handoff }`.
+     */
+    breaks_at: z
+      .object({
+        stage: z.string().nullable(),
+        cause: z
+          .enum(['agent', 'lost_handoff', 'stale_handoff', 'wrong_format', 'infrastructure'])
+          .optional(),
+      })
+      .optional(),
+    ...variantSolution,
+  })
+  .refine(oneSolution, ONE_SOLUTION);
+
+/** A variant once loaded: `reference_edits` applied, so `actions` is the whole solution. */
+type Resolved<T> = Omit<T, 'actions' | 'reference_edits'> & { actions: SolutionStep[] };
+export type Defect = Resolved<z.infer<typeof DefectSchema>>;
 
 /** An alternative valid solution: a different way to the goal that must pass too. */
-export const AlternativeSchema = z.object({
-  description: z.string().min(1),
-  actions: z.array(SolutionStepSchema).min(1),
-});
-export type Alternative = z.infer<typeof AlternativeSchema>;
+export const AlternativeSchema = z
+  .object({ description: z.string().min(1), ...variantSolution })
+  .refine(oneSolution, ONE_SOLUTION);
+export type Alternative = Resolved<z.infer<typeof AlternativeSchema>>;
+
+/**
+ * A variant's whole solution: its `actions`, or the reference with its `reference_edits` applied.
+ * Returns the key of an edit past the reference's last round instead.
+ */
+export function variantActions(
+  v: { actions?: SolutionStep[]; reference_edits?: Record<string, SolutionStep | null> },
+  reference: readonly SolutionStep[],
+): SolutionStep[] | { badRound: string } {
+  if (v.actions) return v.actions;
+  const edits = v.reference_edits ?? {};
+  for (const k of Object.keys(edits)) if (Number(k) > reference.length) return { badRound: k };
+  const out: SolutionStep[] = [];
+  for (const [i, step] of reference.entries()) {
+    const key = String(i + 1);
+    if (!Object.hasOwn(edits, key)) out.push(step);
+    else if (edits[key] !== null) out.push(edits[key]!);
+  }
+  return out;
+}
 
 /** Default decision limit per the EngiWorld protocol. */
 export function defaultMaxRounds(t: Pick<Task, 'interface' | 'type'>): number {

@@ -43,6 +43,8 @@ function fieldDocs(task: Task): Record<string, string> {
     command: 'bash command; runs in the workdir',
     sandbox: `sandbox to run in (one of: ${names.join(', ')}; default ${names[0]})`,
     timeout_sec: `per-command timeout in seconds (default ${task.limits.action_timeout_sec})`,
+    until:
+      'optional: "settled" ends the wait once the screen stops changing, "changed" once it has changed since before the previous action and then settled, {"window": regex} once the focused window\'s title matches; `seconds` is then the longest wait',
   };
 }
 

@@ -6,6 +6,7 @@
 import type { CommandResult } from '../../streams/events.js';
 import type { Action } from '../../tasks/index.js';
 import { KeyNameError, toXdotoolKeys } from './gui-keys.js';
+import { windowPattern, type WaitCondition } from './gui-wait.js';
 
 /** The computer-use actions of a GUI task: every `Action` but `shell`. */
 export type GuiAction = Exclude<Action, { type: 'shell' } | { type: 'handoff' }>;
@@ -35,7 +36,10 @@ export interface GuiActionError {
 }
 
 /** What to do for one action: a command for the sandbox's shell, or a pause on the host. */
-export type GuiStep = { kind: 'exec'; command: string; timeoutMs: number } | { kind: 'wait'; ms: number };
+export type GuiStep =
+  | { kind: 'exec'; command: string; timeoutMs: number }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'until'; condition: WaitCondition; ms: number };
 
 /** Limits and pacing of the actions; see `runGuiActions` for the defaults. */
 export interface GuiLimits {
@@ -163,7 +167,13 @@ export function planGuiAction(a: GuiAction, l: GuiLimits): GuiStep | GuiActionEr
           code: 'BAD_ARGUMENT',
           message: `wait of ${a.seconds} s: from 0 to ${l.maxWaitSeconds} s per action`,
         };
-      return { kind: 'wait', ms: Math.round(a.seconds * 1000) };
+      const ms = Math.round(a.seconds * 1000);
+      if (a.until === undefined) return { kind: 'wait', ms };
+      if (typeof a.until === 'object') {
+        const bad = windowPattern(a.until.window);
+        if (!(bad instanceof RegExp)) return bad;
+      }
+      return { kind: 'until', condition: a.until, ms };
     }
     default:
       // Only reachable from untyped callers: the schema admits no other action.

@@ -33,6 +33,7 @@ import {
   type Screenshot,
   type WindowList,
 } from './gui-observe.js';
+import { screenBefore, waitUntil, type Rgba } from './gui-wait.js';
 import type { Sandbox } from './types.js';
 
 /** The screen of `engiloop/desktop` (Xvfb `-screen 0 1920x1080x24`). */
@@ -137,13 +138,21 @@ export async function runGuiActions(
     dragSteps: opts.dragSteps ?? DEFAULT_LIMITS.dragSteps,
   };
   const results: GuiActionResult[] = [];
+  let before: Rgba | undefined;
   for (const [i, action] of actions.entries()) {
     opts.signal?.throwIfAborted();
     const t0 = performance.now();
     const step = planGuiAction(action, limits);
     let error: GuiActionError | null = null;
+    // A `changed` wait compares with the screen before the action it follows.
+    const next = actions[i + 1];
+    const last = before;
+    before =
+      next?.type === 'wait' && next.until === 'changed' ? await screenBefore(sb, opts.signal) : undefined;
     if ('code' in step) error = step;
     else if (step.kind === 'wait') await sleep(step.ms, undefined, { signal: opts.signal });
+    else if (step.kind === 'until')
+      error = await waitUntil(sb, step.condition, step.ms, { signal: opts.signal, before: last });
     else {
       const r = await sb.exec(step.command, {
         timeoutMs: step.timeoutMs,

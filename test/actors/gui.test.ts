@@ -98,6 +98,15 @@ describe('key names and action planning (pure)', () => {
     });
     expect(planGuiAction({ type: 'wait', seconds: 61 }, limits)).toMatchObject({ code: 'BAD_ARGUMENT' });
     expect(planGuiAction({ type: 'key', keys: 'ctrl+' }, limits)).toMatchObject({ code: 'BAD_KEY' });
+    expect(planGuiAction({ type: 'wait', seconds: 5, until: 'settled' }, limits)).toEqual({
+      kind: 'until',
+      condition: 'settled',
+      ms: 5_000,
+    });
+    expect(planGuiAction({ type: 'wait', seconds: 5, until: { window: '(' } }, limits)).toMatchObject({
+      code: 'BAD_ARGUMENT',
+      message: expect.stringContaining('not a regular expression'),
+    });
     expect(planGuiAction({ type: 'type', text: "it's" }, limits)).toMatchObject({
       command: `xdotool type --delay 12 -- 'it'\\''s'`,
     });
@@ -211,6 +220,39 @@ describe('GUI driver on engiloop/desktop', () => {
       message: expect.stringContaining('NoSuchKey'),
     });
     await sb.exec('pkill -x librecad; true', run);
+  });
+
+  it('waits until the screen settles or a window has the focus, and fails when it never does', async () => {
+    await startDesktop(sb);
+    // A window that comes after a second, then a screen that never stops changing.
+    await launchApp(sb, 'sleep 1; exec xmessage -title Ready -geometry +300+300 hello');
+    const ready = await runGuiActions(sb, [{ type: 'wait', seconds: 20, until: { window: '^Ready$' } }]);
+    expect(ready.stoppedAt).toBeUndefined();
+    expect(ready.results[0]?.durationMs).toBeGreaterThan(500);
+    expect((await windows(sb)).focused?.title).toBe('Ready');
+
+    const settled = await runGuiActions(sb, [{ type: 'wait', seconds: 20, until: 'settled' }]);
+    expect(settled.stoppedAt).toBeUndefined();
+    expect(settled.results[0]?.durationMs).toBeLessThan(5_000);
+
+    const never = await runGuiActions(sb, [
+      { type: 'wait', seconds: 1.5, until: { window: '^Nothing' } },
+      { type: 'key', keys: 'Escape' },
+    ]);
+    expect(never.stoppedAt).toBe(0);
+    expect(never.results[0]?.error).toMatchObject({ code: 'TIMED_OUT' });
+    expect(never.results[0]?.error?.message).toMatch(/the focused window is "Ready"/);
+    expect(never.results[0]?.durationMs).toBeGreaterThanOrEqual(1_500);
+
+    await launchApp(
+      sb,
+      // Windows open maximized here: each shows a new background colour.
+      'while :; do xmessage -bg "#$(printf %06x $((RANDOM * 512)))" busy & sleep 0.25; kill $p; p=$!; done',
+    );
+    const busy = await runGuiActions(sb, [{ type: 'wait', seconds: 2, until: 'settled' }]);
+    expect(busy.stoppedAt).toBe(0);
+    expect(busy.results[0]?.error?.message).toMatch(/still changing after 2 s/);
+    await sb.exec('pkill -f "[w]hile :"; pkill -x xmessage; true', run);
   });
 
   it('opens FreeCAD on the Part workbench with no Start page or dialog', async () => {

@@ -106,6 +106,28 @@ describe('loadTask', () => {
     expect(e.field).toBe('fails[0]');
   });
 
+  it('a variant can be the reference with rounds replaced or dropped, and an edit past its end is named', async () => {
+    const dir = await variant((y) => y);
+    const file = join(dir, 'defects', 'edited.yaml');
+    const head = 'description: x\nfails: [volume]\n';
+    await writeFile(file, `${head}reference_edits:\n  1: { type: shell, command: "echo one" }\n  2: null\n`);
+    const lt = await loadTask(dir, { checkCriterion });
+    const ref = lt.task.reference;
+    expect(lt.defects.edited?.actions).toEqual([{ type: 'shell', command: 'echo one' }, ...ref.slice(2)]);
+    expect(lt.defects.edited).not.toHaveProperty('reference_edits');
+
+    await writeFile(file, `${head}reference_edits:\n  ${ref.length + 1}: null\n`);
+    const past = await loadError(dir);
+    expect([past.file, past.field]).toEqual([file, `reference_edits.${ref.length + 1}`]);
+    expect(past.message).toMatch(`has ${ref.length} rounds`);
+
+    await writeFile(
+      file,
+      `${head}reference_edits:\n  1: null\nactions:\n  - { type: shell, command: "true" }\n`,
+    );
+    expect((await loadError(dir)).message).toMatch(/either actions .* or reference_edits/);
+  });
+
   it('a missing input file is named', async () => {
     const e = await loadError(
       await variant((y) =>
