@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asyncDispose } from '../../actors/sandbox/index.js';
 import { readYosysOutput, YosysEquivalenceParams } from '../../verifiers/eda/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
-import { tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
+import { makeWithTool, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
 
 const TASK_DIR = path.resolve('tasks/starter/eda-yosys-adder');
 const FIX = path.resolve('test/fixtures/eda');
@@ -83,6 +83,29 @@ describe('yosys.equivalence', () => {
     const v = await run('fa.v', { ...EQUIV, ...BUDGET });
     expect(v, v.reason).toMatchObject({ passed: true, measured: { cells: 40 } });
   });
+  it('gate_level: passes the netlist yosys wrote after synthesis, fails RTL and a hierarchy', async () => {
+    const netlist = await makeWithTool(
+      kit.runTool,
+      "yosys -q -p 'read_verilog b.v; synth -flatten -top adder8; write_verilog -noattr out.v'",
+      { 'b.v': await readFile(path.join(TASK_DIR, 'hidden/adder8_ref.v'), 'utf8') },
+      'out.v',
+    );
+    await writeFiles(dir.path, { 'netlist.v': netlist.toString() });
+    const gl = { gate_level: true };
+    const ok = await run('netlist.v', { ...gl, ...EQUIV });
+    expect(ok, ok.reason).toMatchObject({
+      passed: true,
+      measured: { gate_level: true, modules: 1, equivalent: true },
+    });
+    expect(ok.reason).toMatch(/a flat gate-level netlist \(one module, 1-bit cells only\)/);
+    const rtl = await run('behavioural.v', gl);
+    expect(rtl).toMatchObject({ passed: false, measured: { gate_level: false, modules: 1 } });
+    expect(rtl.reason).toMatch(
+      /NOT a flat gate-level netlist: 1 module\(s\), multi-bit cells such as .*\$add/,
+    );
+    const tree = await run('fa.v', gl);
+    expect(tree).toMatchObject({ passed: false, measured: { gate_level: false, modules: 2 } });
+  });
   it('fails functional mutants with the number of unproven cells', async () => {
     for (const f of ['no-cin.v', 'msb-flip.v']) {
       const v = await run(f, EQUIV);
@@ -132,6 +155,12 @@ describe('readYosysOutput', () => {
         "@@ENGILOOP-EQUIV-EXIT@@ 1\nERROR: Found 9 unproven $equiv cells in 'equiv_status -assert'.\n",
       ),
     ).toEqual({ equivalent: false, unproven: 9 });
+    expect(readYosysOutput('@@ENGILOOP-GATE-EXIT@@ 0 1 modules:\n')).toEqual({
+      gate: { modules: 1, wide: [] },
+    });
+    expect(
+      readYosysOutput('@@ENGILOOP-GATE-EXIT@@ 1 3 modules:\ntop/$add$x.v:8$14\ntop/$eq$x.v:5$11\n'),
+    ).toEqual({ gate: { modules: 3, wide: ['top/$add$x.v:8$14', 'top/$eq$x.v:5$11'] } });
     expect(readYosysOutput('@@ENGILOOP-READ-FAILED@@\nERROR: syntax error\n').readError).toBe(
       'ERROR: syntax error',
     );
