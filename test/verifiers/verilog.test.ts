@@ -51,6 +51,13 @@ beforeAll(async () => {
     'syntax.v': SYNTAX_ERROR,
     'ports.v': WRONG_PORTS,
     'stuck.v': CHEAT_NO_FINISH,
+    // A wrong design (stuck at zero) that prints a passing RESULT line and ends the run early.
+    'forged.v': OFF_BY_ONE.replace(
+      /endmodule\s*$/,
+      '  initial begin\n    $display("RESULT 40/40");\n    $finish;\n  end\nendmodule\n',
+    ),
+    // Comments may mention $display.
+    'commented.v': `// debug: $display("count %d", count);\n/* $finish */\n${REFERENCE}`,
   });
 });
 afterAll(async () => {
@@ -106,6 +113,17 @@ describe('verilog.testbench', () => {
   it('fails a wrong design that still simulates to the end', async () => {
     const v = await run('stuck.v');
     expect(v.passed).toBe(false);
+  });
+  it('fails a design that prints or ends the simulation, which could forge the result', async () => {
+    const v = await run('forged.v');
+    expect(v).toMatchObject({ passed: false, score: 0 });
+    expect(v.reason).toMatch(
+      /forged.v calls \$display \(line \d+\): the hidden testbench's output is the verdict/,
+    );
+    expect((await run('commented.v')).passed).toBe(true);
+    // Why it is refused: allowed to print, the wrong design passes with its forged line.
+    const allowed = await run('forged.v', { design_may_print: true });
+    expect(allowed).toMatchObject({ passed: true, measured: { passed: 40, total: 40 } });
   });
   it('fails a missing design and a missing testbench', async () => {
     expect((await run('none.v')).reason).toBe('deliverable none.v is missing');

@@ -25,6 +25,11 @@ export const VerilogTestbenchParams = z.object({
   min_fraction: z.number().min(0).max(1).default(1),
   /** Language generation passed to iverilog (`-g`). */
   generation: z.enum(['2001', '2005', '2009', '2012']).default('2012'),
+  /**
+   * Let the design call system tasks that print or end the simulation (`$display`, `$finish`, …).
+   * Default false: the testbench's output is the verdict, so a design that prints could forge it.
+   */
+  design_may_print: z.boolean().default(false),
   image: z.string().default(CLI_IMAGE),
   timeout_sec: z.number().positive().default(30),
 });
@@ -54,6 +59,15 @@ export const verilogTestbench: Verifier = {
         score: 0,
         reason: `task error: testbench ${p.testbench} is not in the task folder`,
       };
+    if (!p.design_may_print) {
+      const call = printingCall(read.bytes.toString('utf8'));
+      if (call)
+        return {
+          passed: false,
+          score: 0,
+          reason: `${read.rel} calls ${call.task} (line ${call.line}): the hidden testbench's output is the verdict, so the design may not print or end the simulation; remove the call`,
+        };
+    }
     const design = path.basename(read.rel) === TB ? 'design.v' : path.basename(read.rel);
     const command = [
       `iverilog -g${p.generation} -s ${p.top} -o engiloop_sim ${TB} ${design} 2> compile.log`,
@@ -135,4 +149,21 @@ export function countResults(stdout: string): { passed: number; total: number; f
   }
   const passed = lines.filter((l) => /^PASS\b/.test(l)).length;
   return { passed, total: passed + failLines.length, failLines };
+}
+
+const PRINTING =
+  /\$(display[bho]?|write[bho]?|strobe[bho]?|monitor[bho]?|fdisplay[bho]?|fwrite[bho]?|fstrobe[bho]?|fmonitor[bho]?|finish|stop|fatal|error|warning|info)\b/;
+
+/**
+ * The first system task in Verilog source that prints or ends the simulation, with its line; block
+ * and line comments are blanked first (keeping line breaks), so commented-out calls do not count.
+ *
+ * @example printingCall('module m;\ninitial $display("RESULT 1/1");\nendmodule') // { task: '$display', line: 2 }
+ */
+export function printingCall(source: string): { task: string; line: number } | null {
+  const blank = (m: string) => m.replace(/[^\n]/g, ' ');
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, blank).replace(/\/\/[^\n]*/g, blank);
+  const m = PRINTING.exec(code);
+  if (!m) return null;
+  return { task: m[0], line: code.slice(0, m.index).split('\n').length };
 }
