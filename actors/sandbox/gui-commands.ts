@@ -35,7 +35,7 @@ export interface GuiActionError {
   message: string;
 }
 
-/** What to do for one action: a command for the sandbox's shell, or a pause on the host. */
+/** What to do for one action: a command for the sandbox's shell, a pause on the host, or a wait on a condition (`gui-wait.ts`). */
 export type GuiStep =
   | { kind: 'exec'; command: string; timeoutMs: number }
   | { kind: 'wait'; ms: number }

@@ -7,6 +7,7 @@
  * @example
  * await waitUntil(sb, 'settled', 10_000);             // null once the screen stops changing
  * await waitUntil(sb, { window: '^Save' }, 10_000);   // null once "Save …" has the focus
+ * await waitUntil(sb, 'changed', 10_000, { before });  // `before` from screenBefore(), taken before the action
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
