@@ -11,9 +11,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PNG } from 'pngjs';
+import { changedPixels, sampleDesktop, type DesktopSample, type Rgba } from './gui-activity.js';
 import type { GuiActionError } from './gui-commands.js';
-import { screenshot, windows } from './gui-observe.js';
+import { windows } from './gui-observe.js';
 import type { Sandbox } from './types.js';
 
 /**
@@ -26,38 +26,80 @@ export type WaitCondition = 'settled' | 'changed' | { window: string };
 
 /** How a settled screen is recognised; the defaults suit apps on the 1920×1080 desktop. */
 export interface SettleRule {
-  /** The screen must show no change for this long, ms. Default 400. */
+  /** The screen must show no change, and the apps no work, for this long, ms. Default 400. */
   quietMs: number;
   /** Pixels that may differ between frames and still count as no change (a blinking text cursor). Default 400. */
   noisePixels: number;
+  /** CPU the apps may use and still count as idle, as a share of one core (timers, cursor). Default 0.1. */
+  idleCpu: number;
   /** Pause between two looks at the window list, ms. Default 100. */
   pollMs: number;
 }
 
-const DEFAULT_RULE: SettleRule = { quietMs: 400, noisePixels: 400, pollMs: 100 };
+const DEFAULT_RULE: SettleRule = { quietMs: 400, noisePixels: 400, idleCpu: 0.1, pollMs: 100 };
 
-/** Decoded screen pixels. */
-export interface Rgba {
-  width: number;
-  height: number;
-  data: Buffer;
+/** Screenshots until one differs from `before`; that sample, or `null` at the deadline. */
+async function firstChange(
+  sb: Sandbox,
+  before: Rgba,
+  deadline: number,
+  rule: SettleRule,
+  signal?: AbortSignal,
+): Promise<DesktopSample | null> {
+  for (;;) {
+    const now = await sampleDesktop(sb, signal);
+    if (changedPixels(before, now.frame, rule.noisePixels) > rule.noisePixels) return now;
+    if (performance.now() >= deadline) return null;
+  }
 }
 
-const decodePng = (png: Buffer): Rgba => PNG.sync.read(png);
-
-/** Counts pixels whose RGB differs, stopping once `stopAt` is passed. */
-function changedPixels(a: Rgba, b: Rgba, stopAt: number): number {
-  if (a.width !== b.width || a.height !== b.height) return Number.POSITIVE_INFINITY;
-  const x = a.data;
-  const y = b.data;
-  let n = 0;
-  for (let i = 0; i < x.length; i += 4) {
-    if (x[i] !== y[i] || x[i + 1] !== y[i + 1] || x[i + 2] !== y[i + 2]) {
-      n++;
-      if (n > stopAt) return n;
+/**
+ * Samples until the screen has shown no change and the apps no work for `quietMs`. The apps are
+ * working when one of their threads is runnable or they used more CPU than `idleCpu` since the
+ * quiet began: then an app slow to repaint on a loaded machine is still waited for.
+ */
+async function untilSettled(
+  sb: Sandbox,
+  timeoutMs: number,
+  rule: SettleRule,
+  signal?: AbortSignal,
+  before?: Rgba,
+): Promise<GuiActionError | null> {
+  const t0 = performance.now();
+  let ref: DesktopSample;
+  if (before) {
+    const changed = await firstChange(sb, before, t0 + timeoutMs, rule, signal);
+    if (!changed)
+      return {
+        code: 'TIMED_OUT',
+        message: `wait until changed: the screen did not change within ${Math.round(timeoutMs / 1000)} s of the previous action`,
+      };
+    ref = changed;
+  } else ref = await sampleDesktop(sb, signal);
+  let since = performance.now();
+  let changes = 0;
+  let busy = 0;
+  for (;;) {
+    const next = await sampleDesktop(sb, signal);
+    const now = performance.now();
+    const moved = changedPixels(ref.frame, next.frame, rule.noisePixels) > rule.noisePixels;
+    // Clock ticks are 10 ms: one tick of slack, then idleCpu of the time since the quiet began.
+    const working =
+      next.runnable.length > 0 || next.cpuTicks - ref.cpuTicks > 1 + (rule.idleCpu * (now - since)) / 10;
+    if (moved || working) {
+      if (moved) changes++;
+      else busy++;
+      ref = next;
+      since = now;
+    } else if (now - since >= rule.quietMs) return null;
+    if (now - t0 >= timeoutMs) {
+      const apps = next.runnable.length > 0 ? ` (running: ${[...new Set(next.runnable)].join(', ')})` : '';
+      return {
+        code: 'TIMED_OUT',
+        message: `wait until ${before ? 'changed' : 'settled'}: the screen or the apps were still busy after ${Math.round(timeoutMs / 1000)} s (${changes} screen changes, ${busy} looks with the apps working${apps})`,
+      };
     }
   }
-  return n;
 }
 
 /** The regular expression of a window condition, or why it is not one. */
@@ -69,60 +111,6 @@ export function windowPattern(source: string): RegExp | GuiActionError {
       code: 'BAD_ARGUMENT',
       message: `wait until window ${JSON.stringify(source)}: not a regular expression (${(err as Error).message})`,
     };
-  }
-}
-
-const frame = async (sb: Sandbox, signal?: AbortSignal): Promise<Rgba> =>
-  decodePng((await screenshot(sb, { signal })).png);
-
-/** Screenshots until one differs from `before`; that frame, or `null` at the deadline. */
-async function firstChange(
-  sb: Sandbox,
-  before: Rgba,
-  deadline: number,
-  rule: SettleRule,
-  signal?: AbortSignal,
-): Promise<Rgba | null> {
-  for (;;) {
-    const now = await frame(sb, signal);
-    if (changedPixels(before, now, rule.noisePixels) > rule.noisePixels) return now;
-    if (performance.now() >= deadline) return null;
-  }
-}
-
-async function untilSettled(
-  sb: Sandbox,
-  timeoutMs: number,
-  rule: SettleRule,
-  signal?: AbortSignal,
-  before?: Rgba,
-): Promise<GuiActionError | null> {
-  const t0 = performance.now();
-  let ref: Rgba;
-  if (before) {
-    const changed = await firstChange(sb, before, t0 + timeoutMs, rule, signal);
-    if (!changed)
-      return {
-        code: 'TIMED_OUT',
-        message: `wait until changed: the screen did not change within ${Math.round(timeoutMs / 1000)} s of the previous action`,
-      };
-    ref = changed;
-  } else ref = await frame(sb, signal);
-  let since = performance.now();
-  let changes = 0;
-  for (;;) {
-    const next = await frame(sb, signal);
-    const now = performance.now();
-    if (changedPixels(ref, next, rule.noisePixels) > rule.noisePixels) {
-      ref = next;
-      since = now;
-      changes++;
-    } else if (now - since >= rule.quietMs) return null;
-    if (now - t0 >= timeoutMs)
-      return {
-        code: 'TIMED_OUT',
-        message: `wait until ${before ? 'changed' : 'settled'}: the screen was still changing after ${Math.round(timeoutMs / 1000)} s (${changes} changes seen)`,
-      };
   }
 }
 
@@ -148,7 +136,7 @@ async function untilWindow(
 
 /** The screen as a `changed` wait compares it: taken before the action that precedes the wait. */
 export async function screenBefore(sb: Sandbox, signal?: AbortSignal): Promise<Rgba> {
-  return frame(sb, signal);
+  return (await sampleDesktop(sb, signal)).frame;
 }
 
 /** Options of `waitUntil`. */
@@ -161,9 +149,10 @@ export interface WaitUntilOptions {
 
 /**
  * Waits at most `timeoutMs` for `cond`: `null` when it held, a `TIMED_OUT` (or `BAD_ARGUMENT`)
- * error when not. `settled`: consecutive screenshots differ by at most `noisePixels` for `quietMs`.
+ * error when not. `settled`: for `quietMs`, consecutive screenshots differ by at most `noisePixels`
+ * and the apps do no work (no runnable thread, CPU under `idleCpu`).
  * `changed`: first a screenshot that differs from `before`, then settled. `{ window }`: the focused
- * window's title matches the regular expression. Throws what `screenshot` and `windows` throw (the
+ * window's title matches the regular expression. Throws what `sampleDesktop` and `windows` throw (the
  * desktop gone is not the agent's fault).
  */
 export async function waitUntil(

@@ -33,7 +33,8 @@ import {
   type Screenshot,
   type WindowList,
 } from './gui-observe.js';
-import { screenBefore, waitUntil, type Rgba } from './gui-wait.js';
+import type { Rgba } from './gui-activity.js';
+import { screenBefore, waitUntil } from './gui-wait.js';
 import type { Sandbox } from './types.js';
 
 /** The screen of `engiloop/desktop` (Xvfb `-screen 0 1920x1080x24`). */

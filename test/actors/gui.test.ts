@@ -251,8 +251,19 @@ describe('GUI driver on engiloop/desktop', () => {
     );
     const busy = await runGuiActions(sb, [{ type: 'wait', seconds: 2, until: 'settled' }]);
     expect(busy.stoppedAt).toBe(0);
-    expect(busy.results[0]?.error?.message).toMatch(/still changing after 2 s/);
+    expect(busy.results[0]?.error?.message).toMatch(/still busy after 2 s \([1-9]\d* screen changes/);
     await sb.exec('pkill -f "[w]hile :"; pkill -x xmessage; true', run);
+
+    // An app working with nothing to show yet (a loaded machine) is not settled either.
+    await launchApp(sb, 'exec yes > /dev/null');
+    const working = await runGuiActions(sb, [{ type: 'wait', seconds: 2, until: 'settled' }]);
+    expect(working.stoppedAt).toBe(0);
+    expect(working.results[0]?.error?.message).toMatch(
+      /still busy after 2 s \(0 screen changes, [1-9]\d* looks with the apps working \(running: yes\)\)/,
+    );
+    await sb.exec('pkill -x yes; true', run);
+    const idle = await runGuiActions(sb, [{ type: 'wait', seconds: 10, until: 'settled' }]);
+    expect(idle.stoppedAt).toBeUndefined();
   });
 
   it('opens FreeCAD on the Part workbench with no Start page or dialog', async () => {

@@ -25,6 +25,16 @@ async function suite(dir: string): Promise<LoadedTask[]> {
   return loaded.tasks;
 }
 
+/** For a surprise: the failed verdicts' reasons and each round's actions with their timings. */
+async function diagnosis(r: SuiteCheckResult): Promise<string> {
+  const lines = [`SURPRISE ${r.taskId} ${r.variant} (${r.result.episodeId}): ${r.surprise}`];
+  for (const v of r.result.verdicts.filter((x) => !x.passed)) lines.push(`  ${v.criterion}: ${v.reason}`);
+  for (const e of await kit.log.read(r.result.episodeId))
+    if (e.type === 'observation.recorded')
+      lines.push(`  round ${e.round}: ${e.text.replace(/\n(stdout:\n)?/g, ' ').slice(0, 1500)}`);
+  return lines.join('\n');
+}
+
 async function check(tasks: LoadedTask[]): Promise<SuiteCheckResult[]> {
   const results = await verifySuite(tasks, kit.deps, {
     runId: newRunId(),
@@ -32,6 +42,7 @@ async function check(tasks: LoadedTask[]): Promise<SuiteCheckResult[]> {
     concurrency: 2,
     strict: true,
   });
+  for (const r of results.filter((x) => !x.ok)) console.log(await diagnosis(r));
   expect(results.filter((r) => !r.ok).map((r) => `${r.taskId} ${r.variant}: ${r.surprise}`)).toEqual([]);
   for (const lt of tasks)
     expect(Object.keys(lt.defects).length, `${lt.task.id} defects`).toBeGreaterThanOrEqual(2);
