@@ -8,7 +8,13 @@ import { TimeoutError, type NatsConnection } from '@nats-io/nats-core';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { EpisodeEvent } from './events.js';
 import { BlobDigestError, BlobNotFoundError } from './errors.js';
-import { isTimeout, retryTimeouts, waitForStreamLeader, type StreamsOptions } from './log.js';
+import {
+  isTransient,
+  retryTimeouts,
+  retryTransient,
+  waitForStreamLeader,
+  type StreamsOptions,
+} from './log.js';
 
 /** Object Store bucket holding blobs. */
 export const BLOB_BUCKET = 'engiloop-blobs';
@@ -66,17 +72,22 @@ export class BlobStore {
     return new BlobStore(os);
   }
 
-  /** Stores `bytes` under their digest (skipped when present); returns the digest. */
+  /**
+   * Stores `bytes` under their digest (skipped when present); returns the digest. Retried through a
+   * short NATS outage (`retryTransient`): storing the same bytes again is harmless.
+   */
   async put(bytes: Uint8Array): Promise<string> {
     const digest = sha256Hex(bytes);
-    const info = await this.os.info(digest);
-    if (!info || info.deleted) await this.os.putBlob({ name: digest }, bytes);
+    await retryTransient(async () => {
+      const info = await this.os.info(digest);
+      if (!info || info.deleted) await this.os.putBlob({ name: digest }, bytes);
+    });
     return digest;
   }
 
-  /** True when an object named `digest` exists. */
+  /** True when an object named `digest` exists. Retried through a short NATS outage. */
   async has(digest: string): Promise<boolean> {
-    const info = await this.os.info(digest);
+    const info = await retryTransient(() => this.os.info(digest));
     return !!info && !info.deleted;
   }
 
@@ -92,10 +103,12 @@ export class BlobStore {
     if (!DIGEST.test(digest)) throw new BlobNotFoundError(digest);
     let bytes: Uint8Array | null;
     try {
-      bytes = await retryTimeouts(() => withDeadline(this.os.getBlob(digest), GET_DEADLINE_MS));
+      bytes = await retryTransient(() =>
+        retryTimeouts(() => withDeadline(this.os.getBlob(digest), GET_DEADLINE_MS)),
+      );
     } catch (err) {
-      // A timeout is NATS being unavailable, not a bad blob.
-      if (isTimeout(err)) throw err;
+      // A timeout or an election is NATS being unavailable, not a bad blob.
+      if (isTransient(err)) throw err;
       // The client checks its own chunk digest; a failure there is corruption too.
       throw new BlobDigestError(digest, null, { cause: err });
     }

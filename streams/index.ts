@@ -29,6 +29,8 @@ export {
   ensureStreams,
   episodeSubject,
   EpisodeLog,
+  isTransient,
+  retryTransient,
   EPISODE_SUBJECT_PREFIX,
   EVENTS_STREAM,
   EVENTS_STREAM_CONFIG,

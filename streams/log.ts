@@ -119,6 +119,41 @@ export async function retryTimeouts<T>(read: () => Promise<T>, attempts = READ_A
   }
 }
 
+/**
+ * True when `err` (or its `cause` chain) is NATS being briefly unavailable — a request timeout, no
+ * responders, JetStream "temporarily unavailable" during a leader election, a dropped connection —
+ * so the same request can succeed a little later.
+ */
+export function isTransient(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof TimeoutError) return true;
+    if (
+      /no responders|\b503\b|temporarily unavailable|no suitable peers|leader|disconnect|timeout/i.test(
+        e.message,
+      )
+    )
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Runs `op`, again with backoff (250 ms doubling to 2 s) while it fails with a transient NATS error
+ * (`isTransient`), for at most `budgetMs` in all (default 30 s: a leader election takes 2–10 s).
+ * Only for idempotent operations; other errors are thrown at once.
+ */
+export async function retryTransient<T>(op: () => Promise<T>, budgetMs = 30_000): Promise<T> {
+  const t0 = Date.now();
+  for (let i = 0; ; i++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (!isTransient(err) || Date.now() - t0 > budgetMs) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * 2 ** i)));
+    }
+  }
+}
+
 /** True when `err`, or an error in its `cause` chain, is a NATS request timeout. */
 export function isTimeout(err: unknown): boolean {
   for (let e = err; e instanceof Error; e = e.cause) if (e instanceof TimeoutError) return true;

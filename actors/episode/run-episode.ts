@@ -14,7 +14,7 @@ import {
   type Effect,
   type EpisodeSnapshot,
 } from '../../machines/index.js';
-import { decodeEvent, encodeEvent, externalize } from '../../streams/index.js';
+import { decodeEvent, encodeEvent, externalize, isTransient } from '../../streams/index.js';
 import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/events.js';
 import type { LoadedTask } from '../../tasks/index.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -42,7 +42,8 @@ async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
     } catch (e) {
       const retryable =
         (e as { retryable?: unknown }).retryable === true ||
-        /timeout|disconnect|closed|503/i.test(String((e as Error).message));
+        isTransient(e) ||
+        /closed/i.test(String((e as Error).message));
       if (!retryable || hasCode(e, 'LOG_CONFLICT') || attempt >= 8) throw e;
       await new Promise((r) => setTimeout(r, Math.min(4_000, 250 * 2 ** attempt)));
     }

@@ -215,7 +215,11 @@ it(
         expect(events.filter((e) => e.type === 'episode.ended')).toHaveLength(1);
         const ended = events.at(-1)!;
         const want = reference.get(p.lt.task.id)!;
-        expect(ended.type === 'episode.ended' && ended.status, p.episodeId).toBe('done');
+        const infra = events.find((e) => e.type === 'infra.failed');
+        expect(
+          ended.type === 'episode.ended' && ended.status,
+          `${p.episodeId}: ${JSON.stringify(infra ?? events.slice(-4).map((e) => e.type))}`,
+        ).toBe('done');
         expect(ended.type === 'episode.ended' && ended.score, p.episodeId).toBe(want.score);
         const v = events.find((e) => e.type === 'verification.completed');
         expect(
