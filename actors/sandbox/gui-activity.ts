@@ -24,7 +24,7 @@ export interface DesktopSample {
   frame: Rgba;
   /** User + system CPU time of the apps' threads so far, in clock ticks (1/100 s). */
   cpuTicks: number;
-  /** Names of the apps' threads that were running or runnable. */
+  /** Names of the apps' threads that were running, runnable or waiting on disk (page faults, file reads). */
   runnable: string[];
 }
 
@@ -40,11 +40,12 @@ const NOT_APPS =
 // cat skips threads that exit while it reads (mawk would stop at the first).
 // /proc/<pid>/task/<tid>/stat: "tid (comm) state ppid … utime stime …"; comm may hold spaces and
 // parentheses, so the fields are read after the last ")": state is the 1st, utime the 12th, stime
-// the 13th.
+// the 13th. A thread in state D waits on the disk (say, the first page faults of a module the app
+// loads for a new command): busy too.
 const AWK = `cat /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null | awk '{ j = 0; for (k = length($0); k > 0; k--) if (substr($0, k, 1) == ")") { j = k; break }
   i = index($0, "("); comm = substr($0, i + 1, j - i - 1); n = split(substr($0, j + 2), f, " ")
   if (comm ~ /^(${NOT_APPS})$/ || n < 13) next
-  t += f[12] + f[13]; if (f[1] == "R") r = r " " comm }
+  t += f[12] + f[13]; if (f[1] == "R" || f[1] == "D") r = r " " comm }
   END { print "@@ACTIVITY@@", t + 0, r }'`;
 
 /** Reads the `@@ACTIVITY@@ <ticks> [names…]` line. */
