@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { changedPixels, sampleDesktop, type DesktopSample, type Rgba } from './gui-activity.js';
+import { FrameCache, sampleDesktop, type DesktopSample } from './gui-activity.js';
 import type { GuiActionError } from './gui-commands.js';
 import { windows } from './gui-observe.js';
 import type { Sandbox } from './types.js';
@@ -32,7 +32,7 @@ export interface SettleRule {
   noisePixels: number;
   /** CPU the apps may use and still count as idle, as a share of one core (timers, cursor). Default 0.1. */
   idleCpu: number;
-  /** Pause between two looks at the window list, ms. Default 100. */
+  /** Pause between two looks (screenshots or the window list), ms. Default 100. */
   pollMs: number;
 }
 
@@ -41,15 +41,17 @@ const DEFAULT_RULE: SettleRule = { quietMs: 400, noisePixels: 400, idleCpu: 0.1,
 /** Screenshots until one differs from `before`; that sample, or `null` at the deadline. */
 async function firstChange(
   sb: Sandbox,
-  before: Rgba,
+  frames: FrameCache,
+  before: DesktopSample,
   deadline: number,
   rule: SettleRule,
   signal?: AbortSignal,
 ): Promise<DesktopSample | null> {
   for (;;) {
     const now = await sampleDesktop(sb, signal);
-    if (changedPixels(before, now.frame, rule.noisePixels) > rule.noisePixels) return now;
+    if (frames.diff(before, now, rule.noisePixels) > rule.noisePixels) return now;
     if (performance.now() >= deadline) return null;
+    await sleep(rule.pollMs, undefined, { signal });
   }
 }
 
@@ -63,12 +65,13 @@ async function untilSettled(
   timeoutMs: number,
   rule: SettleRule,
   signal?: AbortSignal,
-  before?: Rgba,
+  before?: DesktopSample,
 ): Promise<GuiActionError | null> {
   const t0 = performance.now();
+  const frames = new FrameCache();
   let ref: DesktopSample;
   if (before) {
-    const changed = await firstChange(sb, before, t0 + timeoutMs, rule, signal);
+    const changed = await firstChange(sb, frames, before, t0 + timeoutMs, rule, signal);
     if (!changed)
       return {
         code: 'TIMED_OUT',
@@ -82,7 +85,7 @@ async function untilSettled(
   for (;;) {
     const next = await sampleDesktop(sb, signal);
     const now = performance.now();
-    const moved = changedPixels(ref.frame, next.frame, rule.noisePixels) > rule.noisePixels;
+    const moved = frames.diff(ref, next, rule.noisePixels) > rule.noisePixels;
     // Clock ticks are 10 ms: one tick of slack, then idleCpu of the time since the quiet began.
     const working =
       next.runnable.length > 0 || next.cpuTicks - ref.cpuTicks > 1 + (rule.idleCpu * (now - since)) / 10;
@@ -99,6 +102,7 @@ async function untilSettled(
         message: `wait until ${before ? 'changed' : 'settled'}: the screen or the apps were still busy after ${Math.round(timeoutMs / 1000)} s (${changes} screen changes, ${busy} looks with the apps working${apps})`,
       };
     }
+    await sleep(rule.pollMs, undefined, { signal });
   }
 }
 
@@ -135,8 +139,8 @@ async function untilWindow(
 }
 
 /** The screen as a `changed` wait compares it: taken before the action that precedes the wait. */
-export async function screenBefore(sb: Sandbox, signal?: AbortSignal): Promise<Rgba> {
-  return (await sampleDesktop(sb, signal)).frame;
+export function screenBefore(sb: Sandbox, signal?: AbortSignal): Promise<DesktopSample> {
+  return sampleDesktop(sb, signal);
 }
 
 /** Options of `waitUntil`. */
@@ -144,7 +148,7 @@ export interface WaitUntilOptions {
   signal?: AbortSignal;
   rule?: Partial<SettleRule>;
   /** For `changed`: the screen before the previous action (`screenBefore`). Without it, `changed` is `settled`. */
-  before?: Rgba;
+  before?: DesktopSample;
 }
 
 /**

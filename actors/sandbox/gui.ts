@@ -33,7 +33,7 @@ import {
   type Screenshot,
   type WindowList,
 } from './gui-observe.js';
-import type { Rgba } from './gui-activity.js';
+import type { DesktopSample } from './gui-activity.js';
 import { screenBefore, waitUntil } from './gui-wait.js';
 import type { Sandbox } from './types.js';
 
@@ -139,7 +139,7 @@ export async function runGuiActions(
     dragSteps: opts.dragSteps ?? DEFAULT_LIMITS.dragSteps,
   };
   const results: GuiActionResult[] = [];
-  let before: Rgba | undefined;
+  let before: DesktopSample | undefined;
   for (const [i, action] of actions.entries()) {
     opts.signal?.throwIfAborted();
     const t0 = performance.now();
