@@ -35,11 +35,11 @@ async function diagnosis(r: SuiteCheckResult): Promise<string> {
   return lines.join('\n');
 }
 
-async function check(tasks: LoadedTask[]): Promise<SuiteCheckResult[]> {
+async function check(tasks: LoadedTask[], concurrency = 2): Promise<SuiteCheckResult[]> {
   const results = await verifySuite(tasks, kit.deps, {
     runId: newRunId(),
     runDir: kit.dir,
-    concurrency: 2,
+    concurrency,
     strict: true,
   });
   for (const r of results.filter((x) => !x.ok)) console.log(await diagnosis(r));
@@ -59,7 +59,9 @@ describe('task suites', () => {
       expect(tasks.every((t) => t.task.interface === 'gui')).toBe(true);
       for (const lt of tasks)
         for (const step of lt.task.reference.flat()) expect(step.type, lt.task.id).not.toBe('shell');
-      await check(tasks);
+      // One desktop at a time: the GUI references are scripts of clicks, and two FreeCAD or
+      // LibreCAD desktops beside another test file on 2 cores lost inputs in CI.
+      await check(tasks, 1);
     },
   );
 
