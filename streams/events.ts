@@ -72,6 +72,11 @@ export interface VerdictData {
   expected?: unknown;
   tolerance?: unknown;
   reason: string;
+  /**
+   * Sealed verifiers (e.g. `verilog.testbench`): the per-verification nonce their verdict channel
+   * was named with, so a replay re-verifies with the same names. Absent for other verifiers.
+   */
+  seal?: string;
 }
 
 export type EpisodeStatus = 'done' | 'failed' | 'limit' | 'infra_error';

@@ -20,6 +20,7 @@ export {
   type LoadedTask,
   type SuiteLoad,
   type LoadOptions,
-  type CriterionCheck,
+  type CriterionRules,
 } from './load.js';
-export { TaskLoadError, isTaskLoadError } from './errors.js';
+export { TaskLoadError, isTaskLoadError, formatProblem, type TaskProblem } from './errors.js';
+export { stageNames } from './references.js';

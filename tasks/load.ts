@@ -7,7 +7,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod';
-import { TaskLoadError } from './errors.js';
+import { TaskLoadError, type TaskProblem } from './errors.js';
+import { actionProblems, breaksAtProblems, taskReferenceProblems } from './references.js';
 import {
   AlternativeSchema,
   DefectSchema,
@@ -20,18 +21,6 @@ import {
   type Task,
 } from './schema.js';
 
-/** A variant's whole solution, or a load error naming the edit past the reference's end. */
-function resolveActions(file: string, v: Parameters<typeof variantActions>[0], task: Task): SolutionStep[] {
-  const out = variantActions(v, task.reference);
-  if (!Array.isArray(out))
-    throw new TaskLoadError(
-      file,
-      `reference_edits.${out.badRound}`,
-      `the reference of task ${task.id} has ${task.reference.length} rounds: number an edit from 1 to ${task.reference.length}`,
-    );
-  return out;
-}
-
 /** A task ready to run. */
 export interface LoadedTask {
   task: Task;
@@ -43,11 +32,19 @@ export interface LoadedTask {
   alternatives: Record<string, Alternative>;
 }
 
-/** Extra check per criterion (the CLI passes the verifier registry): return an error message or null. */
-export type CriterionCheck = (verifier: string, params: Record<string, unknown>) => string | null;
+/**
+ * What the loader asks of the verifier registry (the CLI passes `verifierRules` from verifiers/):
+ * a criterion's problem (unknown verifier, unknown or invalid param, with its path inside the
+ * criterion, e.g. `params.abs_tl`), and the task-folder files its params name.
+ */
+export interface CriterionRules {
+  problem(verifier: string, params: Record<string, unknown>): { path: string; message: string } | null;
+  taskFiles(verifier: string, params: Record<string, unknown>): { path: string; file: string }[];
+}
 
 export interface LoadOptions {
-  checkCriterion?: CriterionCheck;
+  /** Check criteria against the verifiers; without it only the task format is checked. */
+  verifiers?: CriterionRules;
 }
 
 function fieldPath(path: readonly PropertyKey[]): string {
@@ -57,10 +54,8 @@ function fieldPath(path: readonly PropertyKey[]): string {
     .replace(/^\./, '');
 }
 
-function firstIssue(file: string, err: ZodError): TaskLoadError {
-  const issue = err.issues[0]!;
-  const more = err.issues.length > 1 ? ` (and ${err.issues.length - 1} more problem(s))` : '';
-  return new TaskLoadError(file, fieldPath(issue.path), issue.message + more, err);
+function zodProblems(file: string, err: ZodError): TaskProblem[] {
+  return err.issues.map((i) => ({ file, field: fieldPath(i.path), message: i.message }));
 }
 
 async function readYaml(file: string): Promise<unknown> {
@@ -93,47 +88,121 @@ async function readVariants(dir: string): Promise<[string, string, unknown][]> {
   return out;
 }
 
-/** Loads one task folder; throws `TaskLoadError` naming the file and field. */
+/** Problems of task.yaml beyond its schema: files, references, criteria against the verifiers. */
+async function taskProblems(
+  file: string,
+  dir: string,
+  task: Task,
+  opts: LoadOptions,
+): Promise<TaskProblem[]> {
+  const out: TaskProblem[] = taskReferenceProblems(task).map((p) => ({ file, ...p }));
+  for (const [i, f] of task.inputs.files.entries())
+    if (!(await exists(join(dir, f.src))))
+      out.push({ file, field: `inputs.files[${i}].src`, message: `file "${f.src}" not found in ${dir}` });
+  for (const [i, f] of task.inputs.reference_images.entries())
+    if (!(await exists(join(dir, f))))
+      out.push({ file, field: `inputs.reference_images[${i}]`, message: `file "${f}" not found in ${dir}` });
+  if (opts.verifiers)
+    for (const [i, c] of task.criteria.entries()) {
+      const problem = opts.verifiers.problem(c.verifier, c.params);
+      if (problem) out.push({ file, field: `criteria[${i}].${problem.path}`, message: problem.message });
+      for (const tf of problem ? [] : opts.verifiers.taskFiles(c.verifier, c.params))
+        if (!(await exists(join(dir, tf.file))))
+          out.push({
+            file,
+            field: `criteria[${i}].${tf.path}`,
+            message: `file "${tf.file}" not found in the task folder ${dir} (${c.verifier} reads it; verifiers see hidden/ files, agents do not)`,
+          });
+    }
+  return out;
+}
+
+/** A variant's solution (its actions, or the reference with edits) and the problems found in it. */
+function variantSolution(
+  vfile: string,
+  v: Parameters<typeof variantActions>[0],
+  task: Task,
+): { actions: SolutionStep[]; problems: TaskProblem[] } {
+  const out = variantActions(v, task.reference);
+  if (!Array.isArray(out))
+    return {
+      actions: [],
+      problems: [
+        {
+          file: vfile,
+          field: `reference_edits.${out.badRound}`,
+          message: `the reference of task ${task.id} has ${task.reference.length} rounds: number an edit from 1 to ${task.reference.length}`,
+        },
+      ],
+    };
+  const field = v.actions ? 'actions' : 'reference_edits';
+  const problems = v.actions
+    ? actionProblems(task, field, out)
+    : Object.entries(v.reference_edits ?? {}).flatMap(([k, step]) =>
+        step === null
+          ? []
+          : actionProblems(task, `${field}.${k}`, [step]).map((p) => ({
+              ...p,
+              field: p.field.replace(/\[0\]/, ''),
+            })),
+      );
+  return { actions: out, problems: problems.map((p) => ({ file: vfile, ...p })) };
+}
+
+/**
+ * Loads one task folder. Throws `TaskLoadError` naming the file and field of the first problem,
+ * with every problem found in `problems` (task.yaml and all its variants are checked before it
+ * throws, so `tasks validate` can list them all).
+ */
 export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<LoadedTask> {
   const file = join(dir, 'task.yaml');
   const parsed = TaskSchema.safeParse(await readYaml(file));
-  if (!parsed.success) throw firstIssue(file, parsed.error);
+  if (!parsed.success) throw TaskLoadError.of(zodProblems(file, parsed.error), parsed.error);
   const t = parsed.data;
   const task: Task = {
     ...t,
     limits: { ...t.limits, max_rounds: t.limits.max_rounds ?? defaultMaxRounds(t) },
   };
-
-  for (const [i, f] of task.inputs.files.entries())
-    if (!(await exists(join(dir, f.src))))
-      throw new TaskLoadError(file, `inputs.files[${i}].src`, `file "${f.src}" not found in ${dir}`);
-  for (const [i, f] of task.inputs.reference_images.entries())
-    if (!(await exists(join(dir, f))))
-      throw new TaskLoadError(file, `inputs.reference_images[${i}]`, `file "${f}" not found in ${dir}`);
-  if (opts.checkCriterion)
-    for (const [i, c] of task.criteria.entries()) {
-      const problem = opts.checkCriterion(c.verifier, c.params);
-      if (problem) throw new TaskLoadError(file, `criteria[${i}]`, problem);
-    }
+  const problems = await taskProblems(file, dir, task, opts);
 
   const defects: Record<string, Defect> = {};
   for (const [name, dfile, raw] of await readVariants(join(dir, 'defects'))) {
     const d = DefectSchema.safeParse(raw);
-    if (!d.success) throw firstIssue(dfile, d.error);
+    if (!d.success) {
+      problems.push(...zodProblems(dfile, d.error));
+      continue;
+    }
     for (const [i, id] of d.data.fails.entries())
       if (!task.criteria.some((c) => c.id === id))
-        throw new TaskLoadError(dfile, `fails[${i}]`, `"${id}" is not a criterion id of task ${task.id}`);
+        problems.push({
+          file: dfile,
+          field: `fails[${i}]`,
+          message: `"${id}" is not a criterion id of task ${task.id} (ids: ${task.criteria.map((c) => c.id).join(', ')})`,
+        });
+    problems.push(...breaksAtProblems(task, d.data.breaks_at).map((p) => ({ file: dfile, ...p })));
+    const sol = variantSolution(dfile, d.data, task);
+    problems.push(...sol.problems);
     const { reference_edits: _e, ...rest } = d.data;
-    defects[name] = { ...rest, actions: resolveActions(dfile, d.data, task) };
+    defects[name] = { ...rest, actions: sol.actions };
   }
   const alternatives: Record<string, Alternative> = {};
   for (const [name, afile, raw] of await readVariants(join(dir, 'alternatives'))) {
     const a = AlternativeSchema.safeParse(raw);
-    if (!a.success) throw firstIssue(afile, a.error);
+    if (!a.success) {
+      problems.push(...zodProblems(afile, a.error));
+      continue;
+    }
     if (defects[name])
-      throw new TaskLoadError(afile, '', `a defect variant is also named "${name}": names must be unique`);
-    alternatives[name] = { description: a.data.description, actions: resolveActions(afile, a.data, task) };
+      problems.push({
+        file: afile,
+        field: '',
+        message: `a defect variant is also named "${name}": names must be unique`,
+      });
+    const sol = variantSolution(afile, a.data, task);
+    problems.push(...sol.problems);
+    alternatives[name] = { description: a.data.description, actions: sol.actions };
   }
+  if (problems.length > 0) throw TaskLoadError.of(problems);
   return { task, dir, defects, alternatives };
 }
 

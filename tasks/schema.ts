@@ -401,7 +401,34 @@ export function defaultMaxRounds(t: Pick<Task, 'interface' | 'type'>): number {
   return long ? 150 : 100;
 }
 
-/** JSON Schema for task.yaml, for editors (`# yaml-language-server: $schema=…`). */
-export function taskJsonSchema(): unknown {
-  return z.toJSONSchema(TaskSchema, { io: 'input', unrepresentable: 'any' });
+/** A verifier's params schema as `taskJsonSchema` takes it. */
+export interface CriterionJsonSchema {
+  verifier: string;
+  description: string;
+  params: unknown;
+}
+
+/**
+ * JSON Schema for task.yaml, for editors (`# yaml-language-server: $schema=…`). Given the verifiers'
+ * params schemas, a criterion's `verifier` is one of their names and its `params` are checked
+ * against the schema of the verifier it names (a union discriminated by `verifier`, written as
+ * JSON Schema `if`/`then` so an editor reports the param that is wrong, not "matches no branch").
+ */
+export function taskJsonSchema(verifiers: readonly CriterionJsonSchema[] = []): unknown {
+  const schema = z.toJSONSchema(TaskSchema, { io: 'input', unrepresentable: 'any' }) as unknown as {
+    properties: { criteria: { items: Record<string, unknown> & { properties: Record<string, unknown> } } };
+  };
+  if (verifiers.length === 0) return schema;
+  const items = schema.properties.criteria.items;
+  items.additionalProperties = false;
+  items.properties.verifier = {
+    type: 'string',
+    enum: verifiers.map((v) => v.verifier),
+    description: 'Registered verifier name (see `engiloop verifiers`).',
+  };
+  items.allOf = verifiers.map((v) => ({
+    if: { properties: { verifier: { const: v.verifier } }, required: ['verifier'] },
+    then: { properties: { params: { description: v.description, ...(v.params as object) } } },
+  }));
+  return schema;
 }

@@ -36,11 +36,12 @@ export async function checkDeliverable(
 
 /**
  * Reads the criterion's deliverable. Returns either the bytes or a failing verdict (no deliverable
- * declared, missing, empty, unreadable).
+ * declared, missing, empty, unreadable). `mode: 'path'` checks the file and leaves the bytes empty.
  */
 export async function readDeliverable(
   ctx: Pick<VerifierContext, 'artifactsDir'>,
   criterion: Pick<CriterionInput, 'deliverable'>,
+  mode: 'bytes' | 'path' = 'bytes',
 ): Promise<{ path: string; rel: string; bytes: Buffer } | { verdict: Verdict }> {
   const rel = criterion.deliverable;
   if (rel === undefined)
@@ -48,6 +49,7 @@ export async function readDeliverable(
   const problem = await checkDeliverable(ctx, criterion);
   if (problem !== null) return { verdict: problem };
   const full = deliverablePath(ctx, rel) as string;
+  if (mode === 'path') return { path: full, rel, bytes: Buffer.alloc(0) };
   try {
     return { path: full, rel, bytes: await readFile(full) };
   } catch (err) {

@@ -4,9 +4,9 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { readDeliverable } from './deliverable.js';
+import { defineVerifier } from './define.js';
 import { canonicalFormat, sniff } from './sniff.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from './types.js';
+import type { Verdict } from './types.js';
 
 /** Params of `file.format`. */
 export const FileFormatParams = z.object({
@@ -19,25 +19,22 @@ export const FileFormatParams = z.object({
 export type FileFormatParams = z.infer<typeof FileFormatParams>;
 
 /** The `file.format` verifier. */
-export const fileFormat: Verifier = {
+export const fileFormat = defineVerifier({
   name: 'file.format',
   description:
-    'Deliverable is present, non-empty and of its declared format (by content: stl, spice, verilog)',
+    'Deliverable is present, non-empty and of its declared format, judged by content (stl, step, dxf, ifc, blend, glb, gcode, spice, verilog, KiCad, …)',
   params: FileFormatParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = FileFormatParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    const format = p.format ?? criterion.format ?? path.extname(read.rel).slice(1);
-    if (format === '') return { passed: false, score: 0, reason: `no format declared for ${read.rel}` };
-    const s = sniff(format, read.bytes);
+  judge({ params: p, criterion, file }): Verdict {
+    const format = p.format ?? criterion.format ?? path.extname(file.rel).slice(1);
+    if (format === '') return { passed: false, score: 0, reason: `no format declared for ${file.rel}` };
+    const s = sniff(format, file.bytes);
     return {
       passed: s.ok,
       score: s.ok ? 1 : 0,
       measured: s.seen,
       expected: canonicalFormat(format),
       tolerance: 'content sniff',
-      reason: `${read.rel} (${read.bytes.length} bytes): ${s.seen} → ${s.ok ? 'is' : 'is not'} ${canonicalFormat(format)}`,
+      reason: `${file.rel} (${file.bytes.length} bytes): ${s.seen} → ${s.ok ? 'is' : 'is not'} ${canonicalFormat(format)}`,
     };
   },
-};
+});

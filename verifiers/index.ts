@@ -1,5 +1,15 @@
 /** Public surface of `verifiers/`: the registry, running and scoring, and the verifier types. */
-export { criterionProblem, getVerifier, listVerifiers, registerVerifier } from './registry.js';
+export {
+  criterionProblem,
+  criterionTaskFiles,
+  getVerifier,
+  listVerifiers,
+  registerVerifier,
+  verifierRules,
+  type CriterionProblem,
+} from './registry.js';
+export { defineVerifier, type Artifact, type Judging, type VerifierSpec } from './define.js';
+export { criterionJsonSchemas } from './json-schema.js';
 export {
   verifyAll,
   verifyCriterion,

@@ -4,6 +4,9 @@
  */
 import { BUILTIN_VERIFIERS } from './builtins.js';
 import { UnknownVerifierError, VerifierError } from './errors.js';
+import { paramIssue, unknownParamProblem } from './define.js';
+import { closest, paramPath } from './param-keys.js';
+import { taskFilesOf } from './params.js';
 import type { Verifier } from './types.js';
 
 const registry = new Map<string, Verifier>();
@@ -33,15 +36,49 @@ export function listVerifiers(): Verifier[] {
 
 for (const v of BUILTIN_VERIFIERS) registerVerifier(v);
 
-/**
- * Checks a criterion against the registry when a task loads: the verifier exists and the params
- * match its schema. Returns a message naming the problem, or `null`. Fits `tasks`' `CriterionCheck`.
- */
-export function criterionProblem(verifier: string, params: Record<string, unknown>): string | null {
-  const v = registry.get(verifier);
-  if (v === undefined) return new UnknownVerifierError(verifier, [...registry.keys()].sort()).message;
-  const r = v.params.safeParse(params);
-  return r.success
-    ? null
-    : `invalid params for ${verifier}: ${r.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`;
+/** A problem with a criterion: its path inside the criterion (`params.abs_tl`) and what is wrong. */
+export interface CriterionProblem {
+  path: string;
+  message: string;
 }
+
+/**
+ * Checks a criterion against the registry when a task loads: the verifier exists, no param key is
+ * unknown (the closest valid key is named), and the params match the schema. Null when it is fine.
+ *
+ * @example criterionProblem('stl.geometry', { property: 'volume', expected: 1, abs_tl: 0.1 })
+ * // { path: 'params.abs_tl', message: 'unknown param of stl.geometry — did you mean abs_tol?' }
+ */
+export function criterionProblem(verifier: string, params: Record<string, unknown>): CriterionProblem | null {
+  const v = registry.get(verifier);
+  if (v === undefined) {
+    const known = [...registry.keys()].sort();
+    const near = closest(verifier, known);
+    return {
+      path: 'verifier',
+      message: `${new UnknownVerifierError(verifier, known).message}${near ? ` — did you mean ${near}?` : ''}`,
+    };
+  }
+  const unknown = unknownParamProblem(verifier, v.params, params);
+  if (unknown !== null) return { path: `params.${unknown.path}`, message: unknown.message };
+  const r = v.params.safeParse(params);
+  if (r.success) return null;
+  const first = r.error.issues[0]!;
+  return {
+    path: paramPath(['params', ...first.path.map((p) => (typeof p === 'number' ? p : String(p)))]),
+    message: `invalid params for ${verifier}: ${paramIssue(r.error.issues)}`,
+  };
+}
+
+/** Files of the task folder a criterion's params name (hidden testbenches, references, goal images). */
+export function criterionTaskFiles(
+  verifier: string,
+  params: Record<string, unknown>,
+): { path: string; file: string }[] {
+  const v = registry.get(verifier);
+  if (v === undefined) return [];
+  return taskFilesOf(v.params, params).map((f) => ({ path: `params.${paramPath(f.path)}`, file: f.file }));
+}
+
+/** The registry's rules for the task loader (`loadSuite(dir, { verifiers: verifierRules })`). */
+export const verifierRules = { problem: criterionProblem, taskFiles: criterionTaskFiles };

@@ -15,6 +15,11 @@ import type { CriterionInput, Verdict, VerifierContext } from './types.js';
 export interface VerifyOptions {
   /** Time limit of one verify call, in ms. Default 60 000. */
   timeoutMs?: number;
+  /**
+   * Nonces of sealed verifiers by criterion id, from a recorded verification (`VerdictData.seal`),
+   * so a replay re-verifies the same way. Default: a fresh random one each time.
+   */
+  seals?: Readonly<Record<string, string>>;
 }
 
 /** Default time limit of one verify call. */
@@ -24,9 +29,10 @@ export const DEFAULT_VERIFY_TIMEOUT_MS = 60_000;
 export type CriterionToVerify = CriterionInput & { verifier: string };
 
 /**
- * Verifies one criterion. Never throws for a verifier fault: an unknown verifier, invalid params, a
- * missing or empty deliverable (`deliverable part.stl is missing`), an exception or a time-out
- * (`verifier timed out after 60 s`) all come back as a failing verdict with the reason.
+ * Verifies one criterion. Never throws for a verifier fault: an unknown verifier, invalid or
+ * unknown params, a missing or empty deliverable (`deliverable part.stl is missing`), an exception
+ * or a time-out (`verifier timed out after 60 s`) all come back as a failing verdict with the reason
+ * (the params and the deliverable are checked by the verifier: see `defineVerifier`).
  */
 export async function verifyCriterion(
   ctx: VerifierContext,
@@ -37,14 +43,10 @@ export async function verifyCriterion(
   const fail = (reason: string): Verdict => ({ passed: false, score: 0, reason });
   try {
     const verifier = getVerifier(criterion.verifier);
-    const parsed = verifier.params.safeParse(criterion.params);
-    if (!parsed.success)
-      return fail(
-        `invalid params for ${verifier.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`,
-      );
+    // Every verifier gets this guard; one made with defineVerifier also checks its params.
     const missing = await checkDeliverable(ctx, criterion);
     if (missing !== null) return missing;
-    const input: CriterionInput = { ...criterion, params: parsed.data as Record<string, unknown> };
+    const { verifier: _name, ...input } = criterion;
     const verdict = await withTimeout(
       (signal) => verifier.verify({ ...ctx, signal }, input),
       timeoutMs,
@@ -81,7 +83,8 @@ export async function verifyAll(
       ...(c.deliverable === undefined ? {} : { deliverable: c.deliverable }),
       ...(format === undefined ? {} : { format }),
     };
-    const v = await verifyCriterion(ctx, input, opts);
+    const nonce = opts.seals?.[c.id];
+    const v = await verifyCriterion(nonce === undefined ? ctx : { ...ctx, nonce }, input, opts);
     out.push({ criterion: c.id, verifier: c.verifier, role: c.role, ...v });
   }
   return out;

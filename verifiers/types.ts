@@ -39,6 +39,11 @@ export interface VerifierContext {
   /** Runs an app in a fresh tool container. */
   runTool: RunTool;
   signal?: AbortSignal;
+  /**
+   * The token a sealed verifier names its verdict channel with. Fresh and random per verification
+   * unless given (a replay passes the recorded `seal` back, so it re-verifies the same way).
+   */
+  nonce?: string;
 }
 
 /** The criterion as the verifier sees it. */
@@ -64,14 +69,21 @@ export interface Verdict {
   tolerance?: unknown;
   /** A sentence a person can read: what was measured against what, and why it passed or failed. */
   reason: string;
+  /** Sealed verifiers: the nonce the verdict channel was named with (see `VerifierContext.nonce`). */
+  seal?: string;
 }
 
 export interface Verifier {
   /** Registered name used in task.yaml, e.g. `stl.geometry`. */
   name: string;
-  /** Schema of the criterion's `params`; checked when tasks load, so a bad param fails early. */
+  /**
+   * Schema of the criterion's `params`; checked when tasks load, so a bad param fails early. Keys it
+   * has no place for are refused, with the closest valid key.
+   */
   params: ZodType;
   /** One line for `engiloop verifiers`. */
   description: string;
+  /** Names its verdict channel with a per-verification nonce, recorded in the verdict's `seal`. */
+  sealed?: boolean;
   verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict>;
 }

@@ -1,7 +1,7 @@
 /** Loading the tasks a run will play, with the checks every running command makes first. */
 import { loadSuite, type SuiteLoad } from '../../tasks/index.js';
 import { createAgent, validateAgentSpec } from '../agents/index.js';
-import { checkCriterion } from './commands/tasks.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { CliExit, EXIT } from './exit.js';
 
 /**
@@ -19,7 +19,7 @@ export async function loadRunTasks(
   } catch (e) {
     throw bad(e);
   }
-  const load = await loadSuite(path, { checkCriterion });
+  const load = await loadSuite(path, { verifiers: verifierRules });
   for (const e of load.errors) console.error(`skipping invalid task: ${e.message}`);
   if (load.tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${path}`);
   // The agent's history window (EngiWorld: 15 rounds) overrides each task's own.

@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkCriterion } from '../../actors/cli/commands/tasks.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { defaultMaxRounds, loadSuite, loadTask, taskJsonSchema, TaskLoadError } from '../../tasks/index.js';
 import { STARTER } from '../helpers/episode.js';
 
@@ -24,7 +24,7 @@ async function variant(edit: (yaml: string) => string, name = 'openscad-plate'):
 }
 
 async function loadError(dir: string): Promise<TaskLoadError> {
-  const e = await loadTask(dir, { checkCriterion }).catch((x: unknown) => x);
+  const e = await loadTask(dir, { verifiers: verifierRules }).catch((x: unknown) => x);
   expect(e).toBeInstanceOf(TaskLoadError);
   return e as TaskLoadError;
 }
@@ -84,14 +84,14 @@ describe('loadTask', () => {
     const e1 = await loadError(
       await variant((y) => y.replace('verifier: file.format', 'verifier: file.nope')),
     );
-    expect(e1.field).toBe('criteria[0]');
+    expect(e1.field).toBe('criteria[0].verifier');
     expect(e1.message).toMatch(/file\.nope/);
     const e2 = await loadError(
       await variant((y) =>
         y.replace('{ property: genus, expected: 4 }', '{ property: genus, expected: four }'),
       ),
     );
-    expect(e2.field).toBe('criteria[4]');
+    expect(e2.field).toBe('criteria[4].params.expected');
     expect(e2.message).toMatch(/params/);
   });
 
@@ -111,7 +111,7 @@ describe('loadTask', () => {
     const file = join(dir, 'defects', 'edited.yaml');
     const head = 'description: x\nfails: [volume]\n';
     await writeFile(file, `${head}reference_edits:\n  1: { type: shell, command: "echo one" }\n  2: null\n`);
-    const lt = await loadTask(dir, { checkCriterion });
+    const lt = await loadTask(dir, { verifiers: verifierRules });
     const ref = lt.task.reference;
     expect(lt.defects.edited?.actions).toEqual([{ type: 'shell', command: 'echo one' }, ...ref.slice(2)]);
     expect(lt.defects.edited).not.toHaveProperty('reference_edits');
@@ -144,7 +144,7 @@ describe('loadSuite', () => {
     const bad = await variant((y) => y.replace('type: single-software', 'type: sorcery'), 'broken');
     const root = join(bad, '..');
     await cp(join(STARTER, 'verilog-counter'), join(root, 'verilog-counter'), { recursive: true });
-    const { tasks, errors } = await loadSuite(root, { checkCriterion });
+    const { tasks, errors } = await loadSuite(root, { verifiers: verifierRules });
     expect(tasks.map((t) => t.task.id)).toEqual(['verilog-counter']);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toContain(join(root, 'broken', 'task.yaml'));

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asyncDispose } from '../../actors/sandbox/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { criterionProblem, verifyAll, verifyCriterion, type Verdict } from '../../verifiers/index.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { IfcModelParams } from '../../verifiers/bim/index.js';
 import { playTask } from '../fixtures/eda/play-task.js';
 import { tempDir, toolKit } from '../helpers/artifacts.js';
@@ -32,7 +33,7 @@ const failedIds = (vs: { criterion: string; passed: boolean }[]): string[] =>
 beforeAll(async () => {
   dir = await tempDir('bim');
   for (const id of ['bim-add-door', 'bim-fire-rating', 'bim-add-slab', 'bim-retype-wall'])
-    tasks[id] = await loadTask(path.join(STARTER, id), { checkCriterion: criterionProblem });
+    tasks[id] = await loadTask(path.join(STARTER, id), { verifiers: verifierRules });
 });
 afterAll(async () => {
   await dir[asyncDispose]();

@@ -12,6 +12,7 @@ import { asyncDispose } from '../../actors/sandbox/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { DataValuesParams, lookup, parseCsvTable, pathKeys } from '../../verifiers/data/index.js';
 import { criterionProblem, verifyAll, verifyCriterion, type RunTool } from '../../verifiers/index.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { tempDir, writeFiles } from '../helpers/artifacts.js';
 
 const FIX = path.resolve('test/fixtures/data');
@@ -55,7 +56,7 @@ async function one(files: Record<string, string>, deliverable: string, params: R
 
 beforeAll(async () => {
   task = await loadTask(path.resolve('tasks/workflows/ifc-edit-takeoff'), {
-    checkCriterion: criterionProblem,
+    verifiers: verifierRules,
   });
   dir = await tempDir('data-values');
   refText = await readFile(path.join(FIX, 'ifc-edit-takeoff-quantities.json'), 'utf8');
@@ -191,7 +192,9 @@ describe('data.values on CSV, pointers, ranges and params', () => {
 
   it('rejects params without a target, and splits paths as documented', () => {
     expect(DataValuesParams.safeParse({ values: [{ path: 'x' }] }).success).toBe(false);
-    expect(criterionProblem('data.values', { values: [] })).toMatch(/invalid params for data\.values/);
+    expect(criterionProblem('data.values', { values: [] })?.message).toMatch(
+      /invalid params for data\.values/,
+    );
     expect(pathKeys('/a~1b/c~0d')).toEqual(['a/b', 'c~d']);
     expect(pathKeys('storeys.Level 0.wall\\.area')).toEqual(['storeys', 'Level 0', 'wall.area']);
     const t = parseCsvTable('k;v\r\nx;"1"\r\n', ';');

@@ -21,6 +21,7 @@ import {
   parseGerber,
 } from '../../verifiers/eda/gerber.js';
 import { criterionProblem, verifyCriterion, type RunTool, type Verdict } from '../../verifiers/index.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { tempDir, writeFiles } from '../helpers/artifacts.js';
 
 const FIX = path.resolve('test/fixtures/eda/gerbers');
@@ -63,7 +64,7 @@ const emptied = (text: string) => text.replace(/^(?:X|Y|D\d|G3[67]|%TO|%TD).*\n/
 
 beforeAll(async () => {
   task = await loadTask(path.resolve('tasks/workflows/kicad-drc-gerbers'), {
-    checkCriterion: criterionProblem,
+    verifiers: verifierRules,
   });
   params = task.task.criteria.find((c) => c.id === 'gerbers')!.params;
   dir = await tempDir('gerber');
@@ -230,7 +231,9 @@ describe('the Gerber reader', () => {
     expect(canonLayer('F.Cu')).toBe('F_Cu');
     expect(canonLayer('profile')).toBe('Edge_Cuts');
     expect(GerberCheckParams.parse({ layers: ['F.Cu', 'edge.cuts'] }).layers).toEqual(['F_Cu', 'Edge_Cuts']);
-    expect(criterionProblem('gerber.check', { layers: ['Top_Copper'] })).toMatch(/a KiCad layer name/);
+    expect(criterionProblem('gerber.check', { layers: ['Top_Copper'] })?.message).toMatch(
+      /a KiCad layer name/,
+    );
   });
 });
 

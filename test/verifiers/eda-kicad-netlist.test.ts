@@ -11,6 +11,7 @@ import { asyncDispose } from '../../actors/sandbox/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { comparePinPairs, componentValue, KicadNetlistParams } from '../../verifiers/eda/index.js';
 import { criterionProblem, verifyAll, type RunTool } from '../../verifiers/index.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { tempDir, writeFiles } from '../helpers/artifacts.js';
 
 const FIX = path.resolve('test/fixtures/eda');
@@ -42,7 +43,7 @@ function editComp(text: string, ref: string, f: (block: string) => string): stri
 }
 
 beforeAll(async () => {
-  task = await loadTask(path.resolve('tasks/gui/kicad-divider'), { checkCriterion: criterionProblem });
+  task = await loadTask(path.resolve('tasks/gui/kicad-divider'), { verifiers: verifierRules });
   dir = await tempDir('kicad-netlist');
   ref = await readFile(path.join(FIX, 'kicad-divider.net'), 'utf8');
 });
@@ -196,11 +197,11 @@ describe('kicad.netlist helpers and params', () => {
 
   it('refuses params without a check or with a malformed pin or part', () => {
     expect(KicadNetlistParams.safeParse({}).success).toBe(false);
-    expect(criterionProblem('kicad.netlist', { connectivity: { nets: { A: ['R1-1'] } } })).toMatch(
+    expect(criterionProblem('kicad.netlist', { connectivity: { nets: { A: ['R1-1'] } } })?.message).toMatch(
       /a pin such as R1\.2/,
     );
-    expect(criterionProblem('kicad.netlist', { components: { expected: { R1: { part: 'R' } } } })).toMatch(
-      /Library:Part/,
-    );
+    expect(
+      criterionProblem('kicad.netlist', { components: { expected: { R1: { part: 'R' } } } })?.message,
+    ).toMatch(/Library:Part/);
   });
 });

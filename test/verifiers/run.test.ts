@@ -80,10 +80,10 @@ describe('registry', () => {
   });
   it('checks criteria for the task loader', () => {
     expect(criterionProblem('stl.geometry', { property: 'genus', expected: 4 })).toBeNull();
-    expect(criterionProblem('stl.geometry', { property: 'volume', expected: 1 })).toMatch(
+    expect(criterionProblem('stl.geometry', { property: 'volume', expected: 1 })?.message).toMatch(
       /rel_tol or abs_tol/,
     );
-    expect(criterionProblem('nope', {})).toMatch(/unknown verifier/);
+    expect(criterionProblem('nope', {})?.message).toMatch(/unknown verifier/);
   });
 });
 
@@ -121,7 +121,7 @@ describe('verifyCriterion', () => {
       /unknown verifier "nope"/,
     );
     const v = await verifyCriterion(ctx, { ...c, verifier: 'stl.geometry', params: { property: 'area' } });
-    expect(v.reason).toMatch(/^invalid params for stl.geometry: property/);
+    expect(v.reason).toMatch(/^task error: invalid params for stl.geometry: property/);
   });
 });
 

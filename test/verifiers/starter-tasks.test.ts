@@ -7,11 +7,12 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { loadSuite } from '../../tasks/index.js';
 import { criterionProblem } from '../../verifiers/index.js';
+import { verifierRules } from '../../verifiers/index.js';
 
 const STARTER = path.resolve('tasks/starter');
 
 it('every task loads with valid criteria, defects and alternatives', async () => {
-  const { tasks, errors } = await loadSuite(STARTER, { checkCriterion: criterionProblem });
+  const { tasks, errors } = await loadSuite(STARTER, { verifiers: verifierRules });
   expect(errors.map((e) => e.message)).toEqual([]);
   for (const t of tasks) {
     expect(t.task.interface, t.task.id).toBe('cli');

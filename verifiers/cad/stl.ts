@@ -4,9 +4,8 @@
  * non-manifold file is a failing verdict naming the problem.
  */
 import { z } from 'zod';
-import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
-import { readDeliverable } from '../deliverable.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import type { Verdict } from '../types.js';
 import { analyzeStl, type StlAnalysis } from './analyze.js';
 
 const vec3 = z.tuple([z.number().positive(), z.number().positive(), z.number().positive()]);
@@ -46,25 +45,16 @@ export const StlGeometryParams = z.discriminatedUnion('property', [
 export type StlGeometryParams = z.infer<typeof StlGeometryParams>;
 
 /** The `stl.geometry` verifier. */
-export const stlGeometry: Verifier = {
+export const stlGeometry = defineVerifier({
   name: 'stl.geometry',
   description: 'Reopens an STL (binary or ASCII) with manifold-3d: manifold, volume, bbox, genus, components',
   params: StlGeometryParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = StlGeometryParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    let a: StlAnalysis;
-    try {
-      a = await analyzeStl(read.bytes, { limitMs: p.parse_timeout_sec * 1000 });
-    } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err))
-        return { passed: false, score: 0, reason: `${read.rel}: ${err.message}` };
-      throw err;
-    }
-    return judge(read.rel, p, a);
+  async judge({ params: p, file }) {
+    // A parse failure or time-out becomes a failing verdict in defineVerifier, naming the file.
+    const a = await analyzeStl(file.bytes, { limitMs: p.parse_timeout_sec * 1000 });
+    return judge(file.rel, p, a);
   },
-};
+});
 
 function judge(file: string, p: StlGeometryParams, a: StlAnalysis): Verdict {
   if (!a.manifold) {

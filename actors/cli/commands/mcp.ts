@@ -14,7 +14,7 @@ import { episodeId, summarize } from '../../run/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { withRunEnv } from '../run-env.js';
 import type { StreamsEnv } from '../streams-env.js';
-import { checkCriterion } from './tasks.js';
+import { verifierRules } from '../../../verifiers/index.js';
 
 interface McpFlags {
   task: string;
@@ -23,7 +23,7 @@ interface McpFlags {
 
 /** Loads exactly one valid task from `path`; anything else is bad input. */
 async function loadOne(path: string): Promise<LoadedTask> {
-  const load = await loadSuite(path, { checkCriterion }).catch((e: Error) => {
+  const load = await loadSuite(path, { verifiers: verifierRules }).catch((e: Error) => {
     throw new CliExit(EXIT.BAD_INPUT, e.message);
   });
   if (load.errors[0]) throw new CliExit(EXIT.BAD_INPUT, load.errors[0].message);

@@ -1,13 +1,10 @@
 /** `engiloop tasks list|validate [dir]` and `engiloop schema`. */
 import type { Command } from 'commander';
-import { loadSuite, taskJsonSchema, type CriterionCheck } from '../../../tasks/index.js';
-import { criterionProblem } from '../../../verifiers/index.js';
+import { formatProblem, loadSuite, taskJsonSchema } from '../../../tasks/index.js';
+import { criterionJsonSchemas, verifierRules } from '../../../verifiers/index.js';
 import { EXIT } from '../exit.js';
 import { verifySuiteCommand } from './verify-suite.js';
 import { table } from '../table.js';
-
-/** Checks a criterion's verifier name and params against the registry. */
-export const checkCriterion: CriterionCheck = criterionProblem;
 
 export function tasksCommands(program: Command): void {
   const tasks = program.command('tasks').description('list and validate task folders');
@@ -17,7 +14,7 @@ export function tasksCommands(program: Command): void {
     .argument('[dir]', 'task or suite folder', 'tasks')
     .option('--json', 'machine-readable output')
     .action(async (dir: string, o: { json?: boolean }) => {
-      const { tasks: loaded, errors } = await loadSuite(dir, { checkCriterion });
+      const { tasks: loaded, errors } = await loadSuite(dir, { verifiers: verifierRules });
       if (o.json)
         console.log(
           JSON.stringify(
@@ -47,19 +44,27 @@ export function tasksCommands(program: Command): void {
     });
   tasks
     .command('validate')
-    .description('check every task.yaml and defect variant of a folder; exit 2 on any problem')
+    .description(
+      'check every task.yaml and variant of a folder: the schema, verifier params (unknown keys too), sandboxes, stages, hidden files; exit 2 on any problem',
+    )
     .argument('[dir]', 'task or suite folder', 'tasks')
+    .addHelpText(
+      'after',
+      '\nEvery problem is printed as `file: field: message`. Exit codes: 0 all valid, 2 a problem.',
+    )
     .action(async (dir: string) => {
-      const { tasks: loaded, errors } = await loadSuite(dir, { checkCriterion });
+      const { tasks: loaded, errors } = await loadSuite(dir, { verifiers: verifierRules });
       for (const l of loaded)
         console.log(`ok       ${l.task.id} (${Object.keys(l.defects).length} defect variant(s))`);
-      for (const e of errors) console.error(`invalid  ${e.message}`);
+      for (const e of errors) for (const p of e.problems) console.error(`invalid  ${formatProblem(p)}`);
       console.log(`${loaded.length} valid, ${errors.length} invalid`);
       process.exitCode = errors.length ? EXIT.BAD_INPUT : EXIT.OK;
     });
   verifySuiteCommand(tasks);
   program
     .command('schema')
-    .description('print the JSON Schema of task.yaml (for editors)')
-    .action(() => console.log(JSON.stringify(taskJsonSchema(), null, 2)));
+    .description(
+      "print the JSON Schema of task.yaml (for editors): a criterion's params are checked against the verifier it names",
+    )
+    .action(() => console.log(JSON.stringify(taskJsonSchema(criterionJsonSchemas()), null, 2)));
 }

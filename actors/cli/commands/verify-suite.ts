@@ -7,7 +7,7 @@ import { CliExit, EXIT, wholeNumber } from '../exit.js';
 import { ProgressView } from '../progress.js';
 import { withRunEnv } from '../run-env.js';
 import { fmtMs, table } from '../table.js';
-import { checkCriterion } from './tasks.js';
+import { verifierRules } from '../../../verifiers/index.js';
 
 export function verifySuiteCommand(tasks: Command): void {
   tasks
@@ -25,7 +25,7 @@ export function verifySuiteCommand(tasks: Command): void {
     )
     .action(async (dir: string, o: { concurrency: string; json?: string | boolean; strict?: boolean }) => {
       const concurrency = wholeNumber('concurrency', o.concurrency);
-      const { tasks, errors } = await loadSuite(dir, { checkCriterion });
+      const { tasks, errors } = await loadSuite(dir, { verifiers: verifierRules });
       for (const e of errors) console.error(`invalid task: ${e.message}`);
       if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${dir}`);
       const t0 = Date.now();
