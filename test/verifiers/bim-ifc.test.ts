@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asyncDispose } from '../../actors/sandbox/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
-import { criterionProblem, verifyAll, verifyCriterion, type Verdict } from '../../verifiers/index.js';
+import { verifyAll, verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { verifierRules } from '../../verifiers/index.js';
 import { IfcModelParams } from '../../verifiers/bim/index.js';
 import { playTask } from '../fixtures/eda/play-task.js';

@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { loadSuite } from '../../tasks/index.js';
-import { criterionProblem } from '../../verifiers/index.js';
 import { verifierRules } from '../../verifiers/index.js';
 
 const STARTER = path.resolve('tasks/starter');
