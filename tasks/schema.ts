@@ -148,6 +148,12 @@ export const StageSchema = z.object({
   after: z.string().optional(),
   min_score: z.number().min(0).max(1).default(1),
   /**
+   * Deliverable paths of earlier stages this stage's app reads (e.g. `[part.stl]` when a STEP of
+   * the same stage is only kept for the archive). Attribution and provenance blame only these.
+   * Default: every deliverable of the `after` stage.
+   */
+  consumes: z.array(relPath).optional(),
+  /**
    * Share of the final score taken from this stage's latest check, in [0, 1]. Final score =
    * (1 − Σ weights) × score of the final criteria + Σ weight × stage score. Default 0: reported only.
    */
@@ -283,6 +289,21 @@ export const TaskSchema = z
           path: ['stages', i, 'name'],
           message: `no deliverable has stage "${st.name}" (add \`stage: ${st.name}\` to a deliverable)`,
         });
+      const mine = new Set(t.deliverables.filter((d) => d.stage === st.name).map((d) => d.path));
+      (st.consumes ?? []).forEach((path, j) => {
+        const d = t.deliverables.find((x) => x.path === path);
+        if (!d || d.stage === undefined || mine.has(path) || !seen.includes(d.stage))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['stages', i, 'consumes', j],
+            message: `"${path}" must be a deliverable of a stage listed before "${st.name}" (${
+              t.deliverables
+                .filter((x) => x.stage !== undefined && seen.includes(x.stage))
+                .map((x) => x.path)
+                .join(', ') || 'none'
+            })`,
+          });
+      });
       if (st.after !== undefined && !seen.includes(st.after))
         ctx.addIssue({
           code: 'custom',
@@ -360,6 +381,16 @@ export const DefectSchema = z
           .optional(),
       })
       .optional(),
+    /**
+     * How the episode must end. Default `done`. A defect that fails a `halt_on_fail` stage ends
+     * `failed`: give `status: failed` and `breaks_at.stage`, the stage it must halt at.
+     */
+    status: z.enum(['done', 'failed', 'limit']).default('done'),
+    /**
+     * The final score the defect must get. Default 0. With weighted stages a defect can keep the
+     * share of a stage that passed, e.g. 0.4; compared within 1e-6.
+     */
+    score: z.number().min(0).max(1).default(0),
     ...variantSolution,
   })
   .refine(oneSolution, ONE_SOLUTION);

@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineVerifier } from './define.js';
-import { canonicalFormat, sniff } from './sniff.js';
+import { canonicalFormat } from './formats.js';
+import { sniff } from './sniff.js';
 import type { Verdict } from './types.js';
 
 /** Params of `file.format`. */

@@ -39,6 +39,8 @@ export {
   type VerifierErrorCode,
 } from './errors.js';
 export { fileFormat, FileFormatParams } from './file.js';
+export { canonicalFormat, isKnownFormat, FORMATS, type FormatName } from './formats.js';
+export { detectFormat, sniff, type SniffResult } from './sniff.js';
 export { BUILTIN_VERIFIERS } from './builtins.js';
 export {
   cadVerifiers,

@@ -16,10 +16,11 @@ export interface VerifyOptions {
   /** Time limit of one verify call, in ms. Default 60 000. */
   timeoutMs?: number;
   /**
-   * Nonces of sealed verifiers by criterion id, from a recorded verification (`VerdictData.seal`),
-   * so a replay re-verifies the same way. Default: a fresh random one each time.
+   * The nonce a sealed verifier must use for a criterion, from a recorded verification
+   * (`VerdictData.seal`), so a replay re-verifies the same way. Default (or `undefined` from it): a
+   * fresh random one each time.
    */
-  seals?: Readonly<Record<string, string>>;
+  seal?: (criterion: string) => string | undefined;
 }
 
 /** Default time limit of one verify call. */
@@ -83,7 +84,7 @@ export async function verifyAll(
       ...(c.deliverable === undefined ? {} : { deliverable: c.deliverable }),
       ...(format === undefined ? {} : { format }),
     };
-    const nonce = opts.seals?.[c.id];
+    const nonce = opts.seal?.(c.id);
     const v = await verifyCriterion(nonce === undefined ? ctx : { ...ctx, nonce }, input, opts);
     out.push({ criterion: c.id, verifier: c.verifier, role: c.role, ...v });
   }

@@ -6,7 +6,8 @@
  * infrastructure. A pure function of the log.
  */
 import type { ArtifactHandedOff, EpisodeEvent, VerdictData } from '../../streams/events.js';
-import type { Task } from '../../tasks/index.js';
+import type { Stage, Task } from '../../tasks/index.js';
+import { canonicalFormat, isKnownFormat } from '../../verifiers/index.js';
 import { latestStages, stagesOf } from './stages.js';
 
 export type BreakCause = 'agent' | 'lost_handoff' | 'stale_handoff' | 'wrong_format' | 'infrastructure';
@@ -21,21 +22,17 @@ export interface Attribution {
   detail: string;
 }
 
-/** Declared format names → the names `detectFormat` gives. */
-const FORMAT_ALIASES: Record<string, string> = {
-  stp: 'step',
-  v: 'verilog',
-  sv: 'verilog',
-  cir: 'spice',
-  sp: 'spice',
-  ckt: 'spice',
-  net: 'kicad_net',
-  kicad_netlist: 'kicad_net',
-  ngc: 'gcode',
-  nc: 'gcode',
-  txt: 'text',
-};
-const canon = (f: string) => FORMAT_ALIASES[f.toLowerCase()] ?? f.toLowerCase();
+const canon = canonicalFormat;
+
+/**
+ * The deliverables a stage's app reads from earlier stages: its `consumes` list, or every
+ * deliverable of the stage it comes `after`. A file an earlier stage keeps for the archive is never
+ * blamed for a later stage's failure when the stage does not consume it.
+ */
+export function consumedBy(task: Task, st: Stage): Task['deliverables'] {
+  if (st.consumes) return task.deliverables.filter((d) => st.consumes!.includes(d.path));
+  return st.after ? task.deliverables.filter((d) => d.stage === st.after) : [];
+}
 
 /**
  * The sandbox a deliverable was read from: its declared one (default the first), or for `"*"` the
@@ -91,7 +88,7 @@ export function attribute(events: readonly EpisodeEvent[]): Attribution | null {
         : bad.map((v) => `${v.criterion}: ${v.reason}`).join('; ') || 'failed';
     const base = { stage: st.name, artifact };
     // Was the stage's input (the deliverables of the stage it comes after) handed over properly?
-    const prev = st.after ? task.deliverables.filter((d) => d.stage === st.after) : [];
+    const prev = consumedBy(task, st);
     const here = ds[0] ? sbOf(ds[0].path) : first;
     for (const p of prev) {
       const from = sbOf(p.path);
@@ -104,16 +101,17 @@ export function attribute(events: readonly EpisodeEvent[]): Attribution | null {
           (h.from.path === p.path || h.to.path === p.path),
       );
       const last = mine.at(-1);
-      const produced = latest.get(st.after!)?.artifacts[p.path] ?? final.artifacts[p.path] ?? null;
+      const produced = latest.get(p.stage!)?.artifacts[p.path] ?? final.artifacts[p.path] ?? null;
       const at = `${from}:${p.path}`;
       if (!last)
         return {
           ...base,
           artifact: at,
           cause: 'lost_handoff',
-          detail: `stage "${st.name}" in ${here} needed ${p.path} from ${from} (stage "${st.after}"), which was never handed off; ${what}`,
+          detail: `stage "${st.name}" in ${here} needed ${p.path} from ${from} (stage "${p.stage}"), which was never handed off; ${what}`,
         };
-      if (last.format !== 'unknown' && canon(last.format) !== canon(p.format))
+      // Only formats told by content can be wrong: a `.dat` or `.csv` is plain text to the sniffers.
+      if (isKnownFormat(p.format) && last.format !== 'unknown' && canon(last.format) !== canon(p.format))
         return {
           ...base,
           artifact: at,

@@ -315,6 +315,7 @@ export async function verify(s: EffectScope, stages: ReadonlyMap<string, StageCh
       artifactsDir: s.opts.artifactsDir,
       runTool: s.deps.runTool,
       ...(s.opts.signal ? { signal: s.opts.signal } : {}),
+      ...(s.opts.seals ? { seal: s.opts.seals } : {}),
     });
     for (const verdict of v.verdicts) {
       const vs = startSpan(

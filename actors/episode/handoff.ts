@@ -7,6 +7,7 @@ import type { ArtifactHandedOff, CommandResult } from '../../streams/events.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { Action } from '../../tasks/index.js';
 import type { EffectScope } from './effects.js';
+import { detectFormat } from '../../verifiers/index.js';
 
 type Handoff = Extract<Action, { type: 'handoff' }>;
 
@@ -23,33 +24,6 @@ export async function fileStat(sb: Sandbox, path: string): Promise<{ size: numbe
   return r.exitCode === 0 && Number.isFinite(size) && Number.isFinite(mtime)
     ? { size: size!, mtime: mtime! }
     : null;
-}
-
-const head = (b: Buffer, n = 4096) => b.subarray(0, n).toString('latin1');
-
-/** The format of an artifact by its content (light checks; the verifiers reopen it for real). */
-export function detectFormat(b: Buffer): string {
-  const h = head(b);
-  if (b.length >= 8 && b.readUInt32BE(0) === 0x89504e47) return 'png';
-  if (h.startsWith('ISO-10303-21')) return /FILE_SCHEMA\s*\(\s*\(\s*'IFC/i.test(h) ? 'ifc' : 'step';
-  if (h.startsWith('PK\x03\x04')) return h.includes('Document.xml') ? 'fcstd' : 'zip';
-  if (h.startsWith('glTF')) return 'glb';
-  if (h.startsWith('BLENDER')) return 'blend';
-  if (h.startsWith('$MeshFormat')) return 'msh';
-  if (/^\s*\(kicad_pcb/.test(h)) return 'kicad_pcb';
-  if (/^\s*\(kicad_sch/.test(h)) return 'kicad_sch';
-  if (/^\s*\(export\s/.test(h)) return 'kicad_net';
-  if (/^\s*solid[\s\S]*facet/i.test(h)) return 'stl';
-  if (b.length >= 84 && b.length === 84 + 50 * b.readUInt32LE(80)) return 'stl';
-  if (/^\s*0\s*\r?\n\s*SECTION/.test(h)) return 'dxf';
-  if (/^\s*\{[\s\S]*"asset"/.test(h)) return 'gltf';
-  if (/^\*(HEADING|NODE)/im.test(h)) return 'inp';
-  if (/^\s*1C/m.test(h) && /^\s*2C/m.test(b.toString('latin1'))) return 'frd';
-  if (/^\s*(module|`timescale)\b/m.test(h)) return 'verilog';
-  if (/^\s*\.(end|tran|ac|op)\b/im.test(b.toString('latin1'))) return 'spice';
-  if (/^[GM]\d+[\s\S]*^G[01]\s/m.test(h)) return 'gcode';
-  // Anything else printable is text of no known format (a script, a log): `text`, not `unknown`.
-  return /^[\x09\x0a\x0d\x20-\x7e\x80-\xff]*$/.test(h) && b.length > 0 ? 'text' : 'unknown';
 }
 
 const fail = (message: string): CommandResult => ({

@@ -14,16 +14,16 @@ export type {
   VerifyFn,
 } from './ports.js';
 export { verifyTask } from './verify-task.js';
-export { resultOf, resultFromLog, agentUsage, type ResultFacts } from './result.js';
+export { resultOf, resultFromLog, agentUsage, haltedStage, type ResultFacts } from './result.js';
 export { pendingEffect, interruptedAction } from './restore.js';
 export { normalizer, firstDiff } from './normalize.js';
 export {
   attribute,
+  consumedBy,
   deliverableSandbox,
   isMultiStage,
   type Attribution,
   type BreakCause,
 } from './attribute.js';
 export { stagesOf, latestStages } from './stages.js';
-export { detectFormat } from './handoff.js';
 export { episodeDeps } from './deps.js';

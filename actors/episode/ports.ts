@@ -30,7 +30,13 @@ export interface SandboxFactory {
 /** Verifies delivered artifacts against the task's criteria and scores them. */
 export type VerifyFn = (
   lt: LoadedTask,
-  ctx: { artifactsDir: string; runTool: RunTool; signal?: AbortSignal },
+  ctx: {
+    artifactsDir: string;
+    runTool: RunTool;
+    signal?: AbortSignal;
+    /** Recorded nonces of sealed verifiers, by criterion (replays); see `VerifyOptions.seal`. */
+    seal?: (criterion: string) => string | undefined;
+  },
 ) => Promise<{ verdicts: VerdictData[]; score: number; passed: boolean }>;
 
 /** Live progress of one episode. */
@@ -71,6 +77,11 @@ export interface EpisodeOptions {
   prior?: readonly EpisodeEvent[];
   /** Overrides the task's `limits.snapshot_every` (0: no interval snapshots). */
   snapshotEvery?: number;
+  /**
+   * Nonces for sealed verifiers, by criterion, in the order they are asked for: a replay passes the
+   * recorded ones (see `recordedSeals`) so it re-verifies the way the original did.
+   */
+  seals?: (criterion: string) => string | undefined;
 }
 
 /** The result of one episode, as the results table and `--json` show it. */
@@ -94,6 +105,8 @@ export interface EpisodeResult {
   usage: AgentUsage | null;
   /** Multi-software episodes that did not pass: where the chain broke and why. */
   attribution: Attribution | null;
+  /** The `halt_on_fail` stage whose failed check ended the episode; null when none did. */
+  haltedAt: string | null;
 }
 
 /** A model-backed agent's usage over one episode. */

@@ -17,6 +17,14 @@ export interface ResultFacts {
   usage?: AgentUsage | null;
   /** Where a multi-software chain broke (see `attribute.ts`). */
   attribution?: Attribution | null;
+  /** The stage whose failed check halted the episode (see {@link haltedStage}). */
+  haltedAt?: string | null;
+}
+
+/** The `halt_on_fail` stage whose failed check ended an episode, from its log; null when none did. */
+export function haltedStage(events: readonly EpisodeEvent[]): string | null {
+  const halt = events.find((e) => e.type === 'stage.checked' && e.halt);
+  return halt?.type === 'stage.checked' ? halt.stage : null;
 }
 
 /**
@@ -59,6 +67,7 @@ export function resultOf(snap: EpisodeSnapshot, f: ResultFacts): EpisodeResult {
     events: f.events,
     usage: f.usage ?? null,
     attribution: f.attribution ?? null,
+    haltedAt: f.haltedAt ?? null,
   };
 }
 
@@ -76,5 +85,6 @@ export function resultFromLog(events: readonly EpisodeEvent[]): EpisodeResult | 
     snapshotDigest: last.snapshotDigest,
     usage: agentUsage(events),
     attribution: attribute(events),
+    haltedAt: haltedStage(events),
   });
 }

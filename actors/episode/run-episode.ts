@@ -28,7 +28,7 @@ import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
 import { checkStages, latestStages } from './stages.js';
 import { attribute } from './attribute.js';
 import { notRun } from './observe.js';
-import { agentUsage, resultOf } from './result.js';
+import { agentUsage, haltedStage, resultOf } from './result.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
 
 /**
@@ -297,6 +297,7 @@ export async function runEpisode(
     recordingError: logError ? toErrorData(logError) : null,
     usage: agentUsage(events),
     attribution: attribute(events),
+    haltedAt: haltedStage(events),
   });
   span.setAttributes({ 'engiloop.status': result.status, 'engiloop.rounds': result.rounds });
   endSpan(span, logError ?? undefined);

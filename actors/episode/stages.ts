@@ -116,6 +116,7 @@ export async function checkStages(
                 artifactsDir: dir,
                 runTool: s.deps.runTool,
                 ...(s.opts.signal ? { signal: s.opts.signal } : {}),
+                ...(s.opts.seals ? { seal: s.opts.seals } : {}),
               },
             );
       draft = {

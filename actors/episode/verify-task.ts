@@ -11,6 +11,7 @@ export const verifyTask: VerifyFn = async (lt, ctx) => {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
     lt.task,
+    ctx.seal ? { seal: ctx.seal } : {},
   );
   const score = taskScore(lt.task.scoring, verdicts);
   return { verdicts, score, passed: verdicts.length > 0 && verdicts.every((v) => v.passed) };

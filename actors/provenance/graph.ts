@@ -4,7 +4,8 @@
  * apps, and the verdicts on it (stage checks and the final verification).
  */
 import type { ActionExecuted, ActionStarted, EpisodeEvent, VerdictData } from '../../streams/events.js';
-import { attribute, deliverableSandbox, type Attribution } from '../episode/index.js';
+import { taskScore } from '../../verifiers/index.js';
+import { attribute, consumedBy, deliverableSandbox, stagesOf, type Attribution } from '../episode/index.js';
 
 export interface ArtifactNode {
   id: string;
@@ -17,6 +18,8 @@ export interface ArtifactNode {
   checks: { source: string; round: number | null; passed: boolean; score: number; verdicts: VerdictData[] }[];
   /** A deliverable of the task (verified at the end). */
   final: boolean;
+  /** Stages that read this file (their `consumes`, or the stage they come after): what needed it. */
+  consumedBy: string[];
 }
 
 export interface HandoffEdge {
@@ -48,6 +51,13 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
   const final = [...events].reverse().find((e) => e.type === 'verification.completed');
   const sbOf = (path: string) =>
     deliverableSandbox(task, path, final?.type === 'verification.completed' ? final.sources : undefined);
+  const readers = (path: string) =>
+    stagesOf(task)
+      .filter((st) => consumedBy(task, st).some((d) => d.path === path))
+      .map((st) => st.name);
+  /** A file's own verdicts scored as the task scores (binary or quantitative): one rule everywhere. */
+  const scoreOf = (vs: VerdictData[], fallback: number) =>
+    vs.length ? taskScore(task.scoring, vs) : fallback;
   const started = new Map<string, ActionStarted>();
   const actions: ActionExecuted[] = [];
   for (const e of events) {
@@ -64,7 +74,20 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
   const node = (sandbox: string, path: string, digest: string): ArtifactNode => {
     const id = key(sandbox, path, digest);
     let n = nodes.get(id);
-    if (!n) nodes.set(id, (n = { id, sandbox, path, digest, producedBy: null, checks: [], final: false }));
+    if (!n)
+      nodes.set(
+        id,
+        (n = {
+          id,
+          sandbox,
+          path,
+          digest,
+          producedBy: null,
+          checks: [],
+          final: false,
+          consumedBy: readers(path),
+        }),
+      );
     return n;
   };
   /** The action in `sandbox` that was running at `t` (ms), or the last one before it. */
@@ -102,12 +125,13 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
         // Checked after round r: made by the last action of that sandbox up to then.
         n.producedBy ??= describe(actionAt(n.sandbox, e.at), e.round);
         const mine = new Set(task.criteria.filter((c) => c.deliverable === path).map((c) => c.id));
+        const vs = e.verdicts.filter((v) => mine.has(v.criterion));
         n.checks.push({
           source: `stage ${e.stage}`,
           round: e.round,
           passed: e.passed,
-          score: e.score,
-          verdicts: e.verdicts.filter((v) => mine.has(v.criterion)),
+          score: scoreOf(vs, e.score),
+          verdicts: vs,
         });
       }
     if (e.type === 'verification.completed')
@@ -122,7 +146,7 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
           source: 'final',
           round: null,
           passed: vs.every((v) => v.passed),
-          score: vs.length ? vs.reduce((a, v) => a + v.score, 0) / vs.length : 1,
+          score: scoreOf(vs, 1),
           verdicts: vs,
         });
       }

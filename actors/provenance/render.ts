@@ -29,7 +29,7 @@ export function renderProvenance(g: ProvenanceGraph): string {
     lines.push(
       `● ${n.sandbox}:${n.path}  sha256 ${n.digest.slice(0, 12)}${n.final ? '  [deliverable]' : ''}`,
     );
-    lines.push(`    made by ${by}`);
+    lines.push(`    made by ${by}${n.consumedBy.length ? `; read by stage ${n.consumedBy.join(', ')}` : ''}`);
     lines.push(`    ${verdictText(n)}`);
     for (const e of g.edges.filter((x) => x.from === n.id))
       lines.push(

@@ -107,6 +107,20 @@ export interface ExecuteOptions {
   maxPixelDiff?: number;
 }
 
+/**
+ * The nonces sealed verifiers used in a recorded episode, handed out per criterion in the order
+ * they were used (stage checks, then the final verification), so the replay names its verdict
+ * channels the same way and its verdicts compare equal.
+ */
+export function recordedSeals(events: readonly EpisodeEvent[]): (criterion: string) => string | undefined {
+  const queue = new Map<string, string[]>();
+  for (const e of events)
+    if (e.type === 'stage.checked' || e.type === 'verification.completed')
+      for (const v of e.verdicts)
+        if (v.seal !== undefined) queue.set(v.criterion, [...(queue.get(v.criterion) ?? []), v.seal]);
+  return (criterion) => queue.get(criterion)?.shift();
+}
+
 /** Re-executes the recorded episode `events` of task `lt` and compares. */
 export async function replayExecute(
   events: readonly EpisodeEvent[],
@@ -124,6 +138,7 @@ export async function replayExecute(
     runId: o.runId,
     agent,
     artifactsDir: o.artifactsDir,
+    seals: recordedSeals(events),
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const replayed = await o.read(o.episodeId);

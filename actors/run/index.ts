@@ -5,6 +5,7 @@ export { pool } from './pool.js';
 export {
   verifySuite,
   planChecks,
+  suiteEpisodeId,
   judge,
   type SuiteCheck,
   type SuiteCheckResult,

@@ -22,6 +22,10 @@ export interface SuiteCheck {
   mustFail: string[];
   /** For defects of multi-software tasks: where the chain must be found broken. */
   breaksAt?: { stage: string | null; cause?: string | undefined };
+  /** How the episode must end: `done` (the default), or `failed` for a defect that halts at a stage. */
+  status?: 'done' | 'failed' | 'limit';
+  /** The score a defect must get (0, or a weighted stage's share). */
+  score?: number;
 }
 
 export interface SuiteCheckResult {
@@ -39,13 +43,22 @@ export interface SuiteCheckResult {
 /** Every check of `tasks`, in order: reference, defects, alternatives. */
 export function planChecks(tasks: readonly LoadedTask[]): SuiteCheck[] {
   return tasks.flatMap((lt) => [
-    { lt, variant: 'reference', agent: 'scripted', expect: 'pass' as const, mustFail: [] },
+    {
+      lt,
+      variant: 'reference',
+      agent: 'scripted',
+      expect: 'pass' as const,
+      mustFail: [],
+      status: 'done' as const,
+    },
     ...Object.entries(lt.defects).map(([name, d]) => ({
       lt,
       variant: `defect:${name}`,
       agent: `scripted:${name}`,
       expect: 'fail' as const,
       mustFail: d.fails,
+      status: d.status,
+      score: d.score,
       ...(d.breaks_at ? { breaksAt: d.breaks_at } : {}),
     })),
     ...Object.keys(lt.alternatives).map((name) => ({
@@ -54,6 +67,7 @@ export function planChecks(tasks: readonly LoadedTask[]): SuiteCheck[] {
       agent: `scripted:${name}`,
       expect: 'pass' as const,
       mustFail: [],
+      status: 'done' as const,
     })),
   ]);
 }
@@ -67,12 +81,20 @@ export function judge(check: SuiteCheck, r: EpisodeResult, strict = false): Omit
   const base = { taskId: check.lt.task.id, variant: check.variant, expect: check.expect, failed };
   const no = (surprise: string) => ({ ...base, ok: false, surprise });
   if (r.status === 'infra_error') return no(`infra_error ${r.error?.code}: ${r.error?.message ?? ''}`);
-  if (r.status !== 'done') return no(`ended ${r.status}, not done`);
+  const status = check.status ?? 'done';
+  if (r.status !== status)
+    return no(`ended ${r.status}, not ${status}${r.haltedAt ? ` (halted at stage ${r.haltedAt})` : ''}`);
   if (check.expect === 'pass') {
     if (!r.passed) return no(`should pass but ${failed.join(', ')} failed`);
     return { ...base, ok: true, surprise: '' };
   }
-  if (r.score !== 0) return no(`should score 0 but scored ${r.score}`);
+  const want = check.score ?? 0;
+  if (r.score === null || Math.abs(r.score - want) > 1e-6)
+    return no(`should score ${want} but scored ${r.score}`);
+  if (status === 'failed' && check.breaksAt?.stage != null && r.haltedAt !== check.breaksAt.stage)
+    return no(
+      `should halt at stage ${check.breaksAt.stage} but ${r.haltedAt ? `halted at ${r.haltedAt}` : 'did not halt'}`,
+    );
   const missing = check.mustFail.filter((c) => !failed.includes(c));
   if (missing.length) return no(`should fail ${missing.join(', ')}, which passed`);
   const extra = failed.filter((c) => !check.mustFail.includes(c));
@@ -96,6 +118,11 @@ export interface VerifySuiteOptions {
   onProgress?: (p: EpisodeProgress) => void;
 }
 
+/** The episode id of the `i`-th check of a verify-suite run (so the run can be recorded up front). */
+export function suiteEpisodeId(runId: string, check: SuiteCheck, i: number): string {
+  return `${runId}-${check.lt.task.id}-${i + 1}`;
+}
+
 export async function verifySuite(
   tasks: readonly LoadedTask[],
   deps: EpisodeDeps,
@@ -103,7 +130,7 @@ export async function verifySuite(
 ): Promise<SuiteCheckResult[]> {
   const checks = planChecks(tasks);
   return pool(checks, o.concurrency, async (check, i) => {
-    const episodeId = `${o.runId}-${check.lt.task.id}-${i + 1}`;
+    const episodeId = suiteEpisodeId(o.runId, check, i);
     const result = await runEpisode(check.lt, deps, {
       episodeId,
       runId: o.runId,

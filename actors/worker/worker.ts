@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { BlobStore, EpisodeLog, HeldJob, JobQueue, RunIndex } from '../../streams/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
+import { verifierRules } from '../../verifiers/index.js';
 import { createAgent } from '../agents/index.js';
 import { runEpisode, type EpisodeDeps, type EpisodeProgress, type EpisodeResult } from '../episode/index.js';
 import { finishRunIfComplete } from './run-status.js';
@@ -42,7 +43,8 @@ export interface WorkerOptions {
 async function taskFor(env: WorkerEnv, digest: string): Promise<LoadedTask> {
   const dir = join(env.home, 'task-cache', digest);
   await unpackTask(await env.blobs.get(digest), dir);
-  return loadTask(dir);
+  // Checked as `submit` checked it, so a job never runs a task its submitter could not have run.
+  return loadTask(dir, { verifiers: verifierRules });
 }
 
 /** Runs one held job to the end of its episode; acks it unless this worker lost the episode. */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judge, newRunId, planChecks, verifySuite, type SuiteCheckResult } from '../../actors/run/index.js';
 import { loadSuite, type LoadedTask } from '../../tasks/index.js';
+import { provenance } from '../../actors/provenance/index.js';
 import { cli } from '../helpers/cli.js';
 import { episodeKit, STARTER, type EpisodeKit } from '../helpers/episode.js';
 
@@ -56,6 +57,7 @@ describe('verify-suite', () => {
       events: 5,
       usage: null,
       attribution: null,
+      haltedAt: null,
     };
     const verdict = (criterion: string, passed: boolean) => ({
       criterion,
@@ -85,6 +87,54 @@ describe('verify-suite', () => {
     expect(
       judge(ref, { ...pass, status: 'infra_error', score: null, error: { code: 'X', message: 'y' } }).ok,
     ).toBe(false);
+    // A defect that must halt at a stage, and one that keeps a weighted stage's share of the score.
+    const halts = { ...defect, status: 'failed' as const, breaksAt: { stage: 'model' } };
+    const halted = {
+      ...failA,
+      status: 'failed' as const,
+      haltedAt: 'model',
+      attribution: { stage: 'model', artifact: 'main:part.stl', cause: 'agent' as const, detail: 'a: off' },
+    };
+    expect(judge(halts, halted).ok).toBe(true);
+    expect(judge(halts, failA).surprise).toMatch(/ended done, not failed/);
+    expect(judge(halts, { ...halted, haltedAt: 'mesh' }).surprise).toMatch(
+      /should halt at stage model but halted at mesh/,
+    );
+    expect(judge(defect, halted).surprise).toMatch(/ended failed, not done \(halted at stage model\)/);
+    const weighted = { ...defect, score: 0.4 };
+    expect(judge(weighted, { ...failA, score: 0.4 }).ok).toBe(true);
+    expect(judge(weighted, failA).surprise).toMatch(/should score 0.4 but scored 0/);
+  });
+
+  it('halting and weighted-stage defects are checked end to end', { timeout: 300_000 }, async () => {
+    const fixtures = await loadSuite(join(STARTER, '..', '..', 'test', 'fixtures', 'tasks'));
+    const ids = ['archive-print', 'staged-plate', 'weighted-plate'];
+    const staged = fixtures.tasks.filter((t) => ids.includes(t.task.id));
+    expect(staged.map((t) => t.task.id).sort()).toEqual(ids);
+    const results = await verifySuite(staged, kit.deps, {
+      runId: newRunId(),
+      runDir: kit.dir,
+      concurrency: 2,
+      strict: true,
+    });
+    expect(results.filter((r) => !r.ok).map((r) => `${r.taskId} ${r.variant}: ${r.surprise}`)).toEqual([]);
+    const bad = results.find((r) => r.variant === 'defect:bad-model')!;
+    expect([bad.result.status, bad.result.haltedAt]).toEqual(['failed', 'model']);
+    const wrongScale = results.find((r) => r.variant === 'defect:wrong-scale')!;
+    expect(wrongScale.result.score).toBeCloseTo(0.4, 6);
+    expect(wrongScale.result.attribution).toMatchObject({ stage: 'scaled', cause: 'agent' });
+    // Only what the slice stage consumes is blamed: the archived STEP was never needed downstream.
+    const log = results.find((r) => r.variant === 'defect:slicer-log')!;
+    expect(log.result.attribution).toMatchObject({ stage: 'slice', cause: 'agent' });
+    const g = provenance(await kit.log.read(log.result.episodeId));
+    const node = (p: string) => g.nodes.find((n) => n.sandbox === 'cad' && n.path === p)!;
+    expect(node('block.stl').consumedBy).toEqual(['slice']);
+    expect(node('block.step').consumedBy).toEqual([]);
+    // One score per file, by the task's rule, whether from the stage check or the final one.
+    for (const n of g.nodes)
+      for (const c of n.checks) expect([0, 1], `${n.path} ${c.source}`).toContain(c.score);
+    const lost = results.find((r) => r.variant === 'defect:stl-not-handed')!;
+    expect(lost.result.attribution?.detail).toMatch(/needed block\.stl from cad/);
   });
 
   it('the command exits 1 and names the surprise when a "defect" actually passes', async () => {
@@ -102,6 +152,20 @@ describe('verify-suite', () => {
       expect(r.stdout).toMatch(/defect:not-a-defect\s+fail\s+done\s+1\.000.*SURPRISE: should score 0/);
       expect(r.stdout).toMatch(/reference\s+pass\s+done\s+1\.000\s+-\s+\S+ \S+\s+ok/);
       expect(r.stdout).toMatch(/1 surprise\(s\)/);
+      // The run is recorded like any other: listed by `runs`, its table shown by `results`.
+      const runId = /recorded as run (\w+)/.exec(r.stderr)?.[1];
+      expect(runId, r.stderr).toBeDefined();
+      const env = { NATS_URL: kit.nats.url, ENGILOOP_HOME: root };
+      const runs = await cli(['runs'], env);
+      expect(runs.stdout).toContain(runId!);
+      expect(runs.stdout).toMatch(/verify-suite/);
+      const res = await cli(['results', runId!, '--json'], env);
+      const rec = JSON.parse(res.stdout) as {
+        results: { status: string }[];
+        checks: { variant: string; ok: boolean }[];
+      };
+      expect(rec.results).toHaveLength(rec.checks.length);
+      expect(rec.checks.find((c) => c.variant === 'defect:not-a-defect')?.ok).toBe(false);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadSuite } from '../../../tasks/index.js';
-import { planChecks, verifySuite } from '../../run/index.js';
+import { planChecks, suiteEpisodeId, summarize, verifySuite } from '../../run/index.js';
 import { CliExit, EXIT, wholeNumber } from '../exit.js';
 import { ProgressView } from '../progress.js';
 import { withRunEnv } from '../run-env.js';
@@ -29,10 +29,16 @@ export function verifySuiteCommand(tasks: Command): void {
       for (const e of errors) console.error(`invalid task: ${e.message}`);
       if (tasks.length === 0) throw new CliExit(EXIT.BAD_INPUT, `no valid task in ${dir}`);
       const t0 = Date.now();
-      const results = await withRunEnv(async ({ deps, runId, runDir, signal }) => {
-        console.error(
-          `verify-suite ${runId}: ${planChecks(tasks).length} checks over ${tasks.length} task(s)`,
-        );
+      const results = await withRunEnv(async ({ streams, deps, runId, runDir, signal }) => {
+        const checks = planChecks(tasks);
+        // Recorded like any run, so `engiloop runs` lists it and `engiloop results <id>` shows it.
+        await streams.runs.start(runId, {
+          suite: dir,
+          agent: 'verify-suite (scripted reference, defects, alternatives)',
+          episodes: checks.map((c, i) => suiteEpisodeId(runId, c, i)),
+          startedAt: Date.now(),
+        });
+        console.error(`verify-suite ${runId}: ${checks.length} checks over ${tasks.length} task(s)`);
         const view = new ProgressView();
         const r = await verifySuite(tasks, deps, {
           strict: o.strict ?? false,
@@ -43,6 +49,17 @@ export function verifySuiteCommand(tasks: Command): void {
           onProgress: (p) => view.update(p),
         });
         view.close();
+        const episodes = r.map((x) => x.result);
+        await streams.runs.finish(runId, {
+          runId,
+          suite: dir,
+          agent: 'verify-suite',
+          results: episodes,
+          summary: summarize(episodes),
+          checks: r.map(({ result, ...c }) => ({ ...c, episodeId: result.episodeId })),
+          invalidTasks: errors.map((e) => e.message),
+        });
+        console.error(`recorded as run ${runId}: engiloop results ${runId}`);
         return r;
       });
       const say = o.json === true ? console.error : console.log;
