@@ -40,7 +40,7 @@ export async function verifyCriterion(
   criterion: CriterionToVerify,
   opts: VerifyOptions = {},
 ): Promise<Verdict> {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
+  const timeoutMs = Math.max(opts.timeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS, ownBudgetMs(criterion.params));
   const fail = (reason: string): Verdict => ({ passed: false, score: 0, reason });
   try {
     const verifier = getVerifier(criterion.verifier);
@@ -70,10 +70,12 @@ export async function verifyCriterion(
  */
 export async function verifyAll(
   ctx: VerifierContext,
-  task: Pick<Task, 'criteria' | 'deliverables'>,
+  task: Pick<Task, 'criteria' | 'deliverables'> & { inputs?: Task['inputs'] },
   opts: VerifyOptions = {},
 ): Promise<VerdictData[]> {
   const out: VerdictData[] = [];
+  const given = task.inputs ? [...task.inputs.files.map((f) => f.src), ...task.inputs.reference_images] : [];
+  const base = ctx.inputs === undefined && given.length > 0 ? { ...ctx, inputs: given } : ctx;
   for (const c of task.criteria) {
     const format = task.deliverables.find((d) => d.path === c.deliverable)?.format;
     const input: CriterionToVerify = {
@@ -85,10 +87,19 @@ export async function verifyAll(
       ...(format === undefined ? {} : { format }),
     };
     const nonce = opts.seal?.(c.id);
-    const v = await verifyCriterion(nonce === undefined ? ctx : { ...ctx, nonce }, input, opts);
+    const v = await verifyCriterion(nonce === undefined ? base : { ...base, nonce }, input, opts);
     out.push({ criterion: c.id, verifier: c.verifier, role: c.role, ...v });
   }
   return out;
+}
+
+/**
+ * A criterion that gives its tool a longer time limit (`timeout_sec`, e.g. a big CalculiX re-solve)
+ * gets it, plus 30 s for the verifier's own work, instead of being cut at the default.
+ */
+function ownBudgetMs(params: Record<string, unknown>): number {
+  const t = params['timeout_sec'];
+  return typeof t === 'number' && Number.isFinite(t) && t > 0 ? t * 1000 + 30_000 : 0;
 }
 
 function clamp01(x: number): number {

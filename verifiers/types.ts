@@ -40,6 +40,11 @@ export interface VerifierContext {
   runTool: RunTool;
   signal?: AbortSignal;
   /**
+   * The files the task gave the agent, relative to the task folder (`inputs.files[].src` and
+   * `inputs.reference_images`): what a deliverable must not merely copy. `verifyAll` fills it in.
+   */
+  inputs?: readonly string[];
+  /**
    * The token a sealed verifier names its verdict channel with. Fresh and random per verification
    * unless given (a replay passes the recorded `seal` back, so it re-verifies the same way).
    */

@@ -137,6 +137,31 @@ describe('replay --execute', () => {
     expect(cmp.divergence?.diff).toMatch(/- \[exit 1/);
   });
 
+  it('re-verifies a sealed verifier with the nonce the original recorded', async () => {
+    const lt = await starter('verilog-counter');
+    const original = await kit.run(lt, createAgent('scripted:off-by-one', lt));
+    const events = await kit.log.read(original.episodeId);
+    const seal = (es: EpisodeEvent[]) =>
+      es
+        .flatMap((e) => (e.type === 'verification.completed' ? e.verdicts : []))
+        .find((v) => v.criterion === 'testbench');
+    const first = seal(events);
+    expect(first?.seal).toMatch(/^[0-9a-f]{16}$/);
+    const report = await replayExecute(events, lt, kit.deps, {
+      read: (id) => kit.log.read(id),
+      episodeId: `${original.episodeId}-replay`,
+      runId: kit.runId,
+      artifactsDir: join(kit.dir, 'replay-sealed'),
+    });
+    expect(report.verdict).toBe('identical');
+    const again = seal(await kit.log.read(`${original.episodeId}-replay`));
+    expect(again?.seal).toBe(first!.seal);
+    expect(again?.reason).toBe(first!.reason);
+    // A fresh run of the same design seals with another nonce.
+    const fresh = await kit.run(lt, createAgent('scripted:off-by-one', lt));
+    expect(seal(await kit.log.read(fresh.episodeId))?.seal).not.toBe(first!.seal);
+  });
+
   it('normalises durations, dates and ids, and the task’s own volatile patterns', () => {
     const n = normalizer(['seed=\\d+']);
     expect(n('[exit 0, 14 ms] Nov 30 06:13 build 0123456789ab seed=42')).toBe(

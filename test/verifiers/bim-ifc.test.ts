@@ -163,6 +163,75 @@ describe('ifc.model on wrong values and broken files', () => {
     await write('bad-entity.ifc', good.replace(/#49=IFCWALL\([^;]*;/, '#49=IFCWALL(((;'));
     await write('schema.ifc', good.replace("FILE_SCHEMA(('IFC4'))", "FILE_SCHEMA(('AP214'))"));
     await write('not-ifc.ifc', 'solid cube\n  facet normal 0 0 1\nendsolid cube\n');
+    // The FireRating set of L0-W-South (#53) is pointed at an entity that does not exist.
+    await write(
+      'dangling.ifc',
+      good.replace(/(#54=IFCRELDEFINESBYPROPERTIES\([^;]*\(#49\)),#53\);/, '$1,#9999);'),
+    );
+    // A body for a door that no product uses (the representation names the existing extrusion #46).
+    await write(
+      'orphan.ifc',
+      good.replace(
+        'ENDSEC;\nEND-ISO-10303-21;',
+        "#9000=IFCSHAPEREPRESENTATION(#11,'Body','SweptSolid',(#46));\nENDSEC;\nEND-ISO-10303-21;",
+      ),
+    );
+    // Level 1's walls claim a height of 3.5 m; their solids are 3 m high.
+    await write(
+      'tall-claim.ifc',
+      good.replaceAll("IFCQUANTITYLENGTH('Height',$,$,3.,$)", "IFCQUANTITYLENGTH('Height',$,$,3.5,$)"),
+    );
+  });
+
+  it('reports the measured values of passing checks, and the integrity it found', async () => {
+    const v = await verifyFile(dir.path, 'office.ifc', {
+      elements: [
+        {
+          select: { type: 'IfcWall', storey: 'Level 1' },
+          count: { equals: 4 },
+          properties: { 'Pset_WallCommon.FireRating': 'EI30' },
+          quantities_match_geometry: true,
+        },
+        { select: { type: 'IfcWall', name: 'L0-W-South' }, volume: 6, bbox_size: [10, 3, 0.2] },
+      ],
+    });
+    expect(v, v.reason).toMatchObject({ passed: true, score: 1 });
+    expect(v.reason).toMatch(/IfcWall \(in 'Level 1'\) Pset_WallCommon.FireRating: 'EI30' on all 4/);
+    expect(v.reason).toMatch(/references among \d+ entities resolve$/);
+    const checks = (v.measured as { checks: string[] }).checks.join('\n');
+    expect(checks).toMatch(/ok \[geometric\] IfcWall \(name 'L0-W-South'\) volume: 6 m³/);
+    expect(checks).toMatch(/ok \[geometric\] IfcWall \(name 'L0-W-South'\) bbox_size: \[10, 3, 0.2\] m/);
+    expect(checks).toMatch(
+      /IfcWall 'L1-W-South' Qto_WallBaseQuantities.Length = 10 m \(geometry is 10 m long\), Qto_WallBaseQuantities.Width = 0.2 m \(geometry is 0.2 m wide\), Qto_WallBaseQuantities.Height = 3 m \(geometry is 3 m high\)/,
+    );
+    expect(v.measured).toMatchObject({ integrity: { dangling: 0, orphaned_representations: 0 } });
+  });
+  it('fails a dangling #ref, naming the entity line that holds it', async () => {
+    const v = await verifyFile(dir.path, 'dangling.ifc', ratings);
+    expect(v).toMatchObject({ passed: false, score: 0 });
+    expect(v.reason).toMatch(
+      /^dangling\.ifc: 1 dangling reference: line \d+: #54=IFCRELDEFINESBYPROPERTIES\('[^']+',\$,\$,\$,\(#49\),#9999\); refers to #9999, which no entity defines$/,
+    );
+    expect(v.measured).toMatchObject({ integrity: { dangling: 1 } });
+  });
+  it('fails a shape representation no product uses, or only reports it when asked', async () => {
+    const v = await verifyFile(dir.path, 'orphan.ifc', ratings);
+    expect(v).toMatchObject({ passed: false, score: 0 });
+    expect(v.reason).toMatch(
+      /^orphan\.ifc: 1 orphaned shape representation: line \d+: #9000=IFCSHAPEREPRESENTATION\(#11,'Body','SweptSolid',\(#46\)\); is used by no product$/,
+    );
+    const reported = await verifyFile(dir.path, 'orphan.ifc', { ...ratings, orphans: 'report' });
+    expect(reported.reason).toMatch(/1 orphaned representation\(s\) reported$/);
+    expect(reported.measured).toMatchObject({ integrity: { orphaned_representations: 1 } });
+  });
+  it('fails base quantities that the geometry contradicts, naming claim and measure', async () => {
+    const v = await verifyFile(dir.path, 'tall-claim.ifc', {
+      elements: [{ select: { type: 'IfcWall', storey: 'Level 1' }, quantities_match_geometry: true }],
+    });
+    expect(v).toMatchObject({ passed: false });
+    expect(v.reason).toMatch(
+      /IfcWall 'L1-W-South' claims Qto_WallBaseQuantities.Height = 3.5 m but its geometry is 3 m high/,
+    );
   });
 
   it('measures the untouched input: 8 walls, 2 slabs, wall volume 6 m³ and its bbox', async () => {
@@ -215,12 +284,14 @@ describe('ifc.model on wrong values and broken files', () => {
     expect(v).toMatchObject({ passed: false, score: 0 });
     expect(v.reason).toMatch(why);
   });
-  it('does not crash on a malformed entity line: the broken wall is simply not found', async () => {
+  it('names a malformed entity line instead of missing the element it held', async () => {
     const v = await verifyFile(dir.path, 'bad-entity.ifc', {
       elements: [{ select: { type: 'IfcWall', name: 'L0-W-South' }, volume: 6 }],
     });
-    expect(v.passed).toBe(false);
-    expect(v.reason).toMatch(/0 × IfcWall \(name 'L0-W-South'\) found, expected at least 1/);
+    expect(v).toMatchObject({ passed: false, score: 0 });
+    expect(v.reason).toMatch(
+      /^bad-entity\.ifc: 1 malformed entity: line \d+: #49=IFCWALL\(\(\(; is malformed \(3 unclosed '\('\)$/,
+    );
   });
   it('fails when the reference of untouched is missing, and rejects params with no checks', async () => {
     const v = await verifyFile(dir.path, 'office.ifc', { untouched: { reference: 'hidden/none.ifc' } });

@@ -36,6 +36,17 @@ beforeAll(async () => {
   files['binary.msh'] = await make('gmsh b.geo -3 -bin -o binary.msh', geo(2, 10), 'binary.msh');
   const text = (files['ref.msh'] as Buffer).toString('latin1');
   files['truncated.msh'] = text.slice(0, Math.floor(text.length * 0.6));
+  files['truncated-elements.msh'] = text.slice(0, Math.floor(text.length * 0.9));
+  // the first 10-node tet of the gmsh file, one node short, and on a node $Nodes does not define
+  const tet = /^\$Elements[\s\S]*?^3 \d+ 11 \d+ *\n(\d+(?: \d+){10})/m.exec(text)!;
+  const at = tet.index + tet[0].length - tet[1]!.length;
+  files['short.msh'] = text.slice(0, at) + tet[1]!.replace(/ \d+$/, '') + text.slice(at + tet[1]!.length);
+  files['undefined-node.msh'] =
+    text.slice(0, at) + tet[1]!.replace(/ \d+$/, ' 999999') + text.slice(at + tet[1]!.length);
+  const inp = (files['ref.inp'] as Buffer).toString('latin1');
+  const inEl = inp.indexOf(', ', inp.indexOf('\n', inp.indexOf('*ELEMENT, type=C3D10') + 4000)) + 2;
+  files['truncated.inp'] = inp.slice(0, inEl);
+  files['spare.inp'] = `${inp}*NSET, NSET=spare\n`;
   files['garbage.msh'] = '$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\nnot numbers here\n';
   files['notmesh.msh'] = 'solid x\nfacet normal 0 0 1\n';
   await writeFiles(dir.path, files);
@@ -89,10 +100,29 @@ describe('mesh.check on gmsh meshes', () => {
   });
   it('fails binary, truncated, malformed, wrong-format, empty and missing files with the reason', async () => {
     expect((await check('binary.msh', FULL)).reason).toMatch(/binary \.msh is not supported/);
-    expect((await check('truncated.msh', FULL)).reason).toMatch(/truncated|expected/);
+    expect((await check('truncated.msh', FULL)).reason).toMatch(
+      /truncated: the file ends at line \d+ inside \$(Nodes|Elements) without \$End(Nodes|Elements)/,
+    );
+    expect((await check('truncated-elements.msh', FULL)).reason).toMatch(
+      /truncated: the file ends at line \d+ inside \$Elements without \$EndElements \(last line "/,
+    );
+    expect((await check('truncated.inp', FULL)).reason).toMatch(
+      /truncated: the file ends inside element \d+ \(C3D10, line \d+\) has \d of its 10 nodes/,
+    );
     expect((await check('garbage.msh', FULL)).reason).toMatch(/expected 4\+ numbers|not/);
     expect((await check('notmesh.msh', FULL)).reason).toMatch(/not a mesh/);
     expect((await check('none.msh', FULL)).reason).toMatch(/is missing/);
+  });
+  it('names an element short of nodes, an element on an undefined node and an empty group', async () => {
+    expect((await check('short.msh', FULL)).reason).toMatch(
+      /element \d+ \(tet10\) has 9 nodes, the type has 10/,
+    );
+    expect((await check('undefined-node.msh', FULL)).reason).toMatch(
+      /element \d+ \(tet10\) uses node 999999, which \$Nodes does not define/,
+    );
+    const g = await check('spare.inp', { groups: ['fixed', 'spare'] });
+    expect(g).toMatchObject({ passed: false });
+    expect(g.reason).toMatch(/FAILED group "spare" nset is empty/);
   });
   it('rejects bad params', async () => {
     expect((await check('ref.msh', { elements: {} })).reason).toMatch(

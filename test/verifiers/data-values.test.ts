@@ -99,12 +99,12 @@ describe('data.values on the ifc-edit-takeoff take-off', () => {
     const v = await check(q);
     expect(v['wall-quantities']).toMatchObject({ passed: false, score: 0 });
     expect(v['wall-quantities']?.reason).toMatch(
-      /0\/6 value\(s\) match; mismatches: storeys\.Level 0\.wall_length = 32000, expected 32 ± 0\.01 m \(×1000: a unit mix-up\?\)/,
+      /0\/6 value\(s\) match; 6 mismatches: storeys\.Level 0\.wall_length = 32000 m, expected 32 ± 0\.01 m \(off by 31968 m; ×1000: a unit mix-up\?\)/,
     );
     expect(v['wall-quantities']?.reason).toMatch(
-      /wall_area = 93900000, expected 93\.9 ± 0\.01 m² \(×1000000/,
+      /wall_area = 93900000 m², expected 93\.9 ± 0\.01 m² \(off by 93899900 m²; ×1000000/,
     );
-    expect(v['wall-quantities']?.reason).toMatch(/wall_volume = 18780000000, .*\(×1000000000/);
+    expect(v['wall-quantities']?.reason).toMatch(/wall_volume = 18780000000 m³, .*; ×1000000000/);
     expect(v.counts, v.counts?.reason).toMatchObject({ passed: true });
   });
 
@@ -114,10 +114,10 @@ describe('data.values on the ifc-edit-takeoff take-off', () => {
     const v = await check(q);
     expect(v['wall-quantities']).toMatchObject({ passed: false, score: 4 / 6 });
     expect(v['wall-quantities']?.reason).toMatch(
-      /4\/6 value\(s\) match; mismatches: storeys\.Level 0\.wall_area = 96, expected 93\.9 ± 0\.01 m²; storeys\.Level 0\.wall_volume = 19\.2, expected 18\.78 ± 0\.01 m³$/,
+      /4\/6 value\(s\) match; 2 mismatches: storeys\.Level 0\.wall_area = 96 m², expected 93\.9 ± 0\.01 m² \(off by 2\.1 m²\); storeys\.Level 0\.wall_volume = 19\.2 m³, expected 18\.78 ± 0\.01 m³ \(off by 0\.42 m³\)$/,
     );
     expect(v.counts).toMatchObject({ passed: false, score: 3 / 4 });
-    expect(v.counts?.reason).toMatch(/storeys\.Level 0\.door_count = 0, expected 1$/);
+    expect(v.counts?.reason).toMatch(/storeys\.Level 0\.door_count = 0, expected 1 \(off by 1\)$/);
   });
 
   it('fails a missing storey or key and says which keys there are', async () => {
@@ -186,8 +186,19 @@ describe('data.values on CSV, pointers, ranges and params', () => {
         { path: '/a~1b/c.d/5', expected: 1 },
       ],
     });
-    expect(out.reason).toMatch(/y = 0\.5, above max 0\.4/);
+    expect(out.reason).toMatch(/2 mismatches: y = 0\.5, above max 0\.4/);
     expect(out.reason).toMatch(/\/a~1b\/c\.d\/5: a\/b\.c\.d is a list of 2, no item "5"/);
+  });
+
+  it('refuses a misspelled tolerance instead of using the default, naming the closest key', async () => {
+    const doc = { 'd.json': '{"y": 1.004}' };
+    const typo = await one(doc, 'd.json', { abs_tl: 0.01, values: [{ path: 'y', expected: 1 }] });
+    expect(typo).toMatchObject({ passed: false, score: 0 });
+    expect(typo.reason).toMatch(
+      /task error: params\.abs_tl: unknown param of data\.values — did you mean abs_tol\?/,
+    );
+    const inner = await one(doc, 'd.json', { values: [{ path: 'y', expected: 1, rel_tl: 0.01 }] });
+    expect(inner.reason).toMatch(/params\.values\[0\]\.rel_tl: unknown param .* did you mean rel_tol\?/);
   });
 
   it('rejects params without a target, and splits paths as documented', () => {

@@ -14,6 +14,7 @@ import { asyncDispose } from '../../actors/sandbox/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import {
   canonLayer,
+  checkGerberPackage,
   gerberCheck,
   GerberCheckParams,
   layerOfFunction,
@@ -94,12 +95,15 @@ describe('gerber.check on the kicad-drc-gerbers reference', () => {
     );
   });
 
-  it('passes the same files as a folder (called directly: the runner delivers regular files)', async () => {
-    const v = await gerberCheck.verify(
-      { artifactsDir: FIX, taskDir: task.dir, runTool: noTool },
-      { id: 'g', role: 'check', deliverable: 'divider', params: GerberCheckParams.parse(params) },
-    );
+  it('passes the same files as a folder (checked directly: the runner delivers regular files)', async () => {
+    const v = await checkGerberPackage(path.join(FIX, 'divider'), 'divider', GerberCheckParams.parse(params));
     expect(v, v.reason).toMatchObject({ passed: true, score: 1 });
+    // Through the verifier, a folder is not a deliverable file.
+    const viaVerifier = await gerberCheck.verify(
+      { artifactsDir: FIX, taskDir: task.dir, runTool: noTool },
+      { id: 'g', role: 'check', deliverable: 'divider', params },
+    );
+    expect(viaVerifier.reason).toBe('deliverable divider is not a regular file');
   });
 
   it('passes Protel names without attributes, nested, with a split drill set and other files', async () => {

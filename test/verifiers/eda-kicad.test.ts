@@ -1,12 +1,13 @@
 /**
  * `kicad.board`: boards built by the real pcbnew (KiCad 6 Python API) in the kicad image, checked
- * in-process (netlist F1, outline, layers, footprints) and by KiCad's own DRC in a fresh container.
+ * in-process (netlist F1, outline, layers, footprints) and by KiCad's own DRC in a fresh container,
+ * recomputed whatever a delivered report says. Forging attempts are in red-team-eda.test.ts.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asyncDispose } from '../../actors/sandbox/index.js';
-import { compareNetlists, KICAD_IMAGE, parseDrcReport } from '../../verifiers/eda/index.js';
+import { compareNetlists, KICAD_IMAGE, parseDrcReport, runDrc } from '../../verifiers/eda/index.js';
 import { verifyCriterion, type RunTool, type Verdict } from '../../verifiers/index.js';
 import { tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
 
@@ -123,7 +124,7 @@ describe('kicad.board', () => {
       measured: { drc: { violations: 0, unconnected: 1 }, netlist: { f1: 1 } },
     });
     expect(v.reason).toMatch(
-      /FAIL DRC: 0 violation\(s\) .*, 1 unconnected item\(s\) \(allowed 0\): .*Pad 3 \[GND\] of J1/,
+      /FAIL DRC \(pcbnew, recomputed\): 0 violation\(s\) .*, 1 unconnected item\(s\) \(allowed 0\): .*Pad 3 \[GND\] of J1/,
     );
     expect(v.score).toBeCloseTo(2 / 3);
   });
@@ -133,6 +134,38 @@ describe('kicad.board', () => {
     const drc = (v.measured as { drc: { violations: number; first: string[] } }).drc;
     expect(drc.violations).toBeGreaterThan(0);
     expect(drc.first.join(' ')).toMatch(/shorting_items|clearance/);
+  });
+  it('compares a delivered DRC report with the recomputed one (never the evidence)', async () => {
+    // The report pcbnew itself wrote for the board: it agrees.
+    const rpt = await runDrc(kit.runTool, path.join(dir.path, 'missing.kicad_pcb'), {
+      image: KICAD_IMAGE,
+      timeoutMs: 60_000,
+    });
+    if (!rpt.ok) throw new Error(rpt.reason);
+    await writeFiles(dir.path, { 'missing-drc.rpt': rpt.report });
+    const v = await run('missing.kicad_pcb', { drc: { max_unconnected: 1, report: 'missing-drc.rpt' } });
+    expect(v, v.reason).toMatchObject({
+      passed: true,
+      measured: { drc: { unconnected: 1 }, drc_report: { violations: 0, unconnected: 1 } },
+    });
+    expect(v.reason).toMatch(/ok delivered DRC report missing-drc.rpt agrees with the recomputed DRC/);
+    const gone = await run('ref.kicad_pcb', { drc: { report: 'nope.rpt' } });
+    expect(gone.reason).toMatch(/FAIL DRC report nope.rpt is missing/);
+    const notReport = await run('ref.kicad_pcb', { drc: { report: 'step.kicad_pcb' } });
+    expect(notReport.reason).toMatch(/FAIL DRC report step.kicad_pcb is not a KiCad DRC report/);
+  });
+  it('runs DRC with the default rules: a net class written into the board is removed first', async () => {
+    // KiCad 6 keeps net classes in the project; one in the board file with the default values is
+    // harmless, and DRC still runs on the board without it.
+    const nc =
+      '  (net_class "Default" "" (clearance 0.2) (trace_width 0.25) (via_dia 0.8) (via_drill 0.4) (uvia_dia 0.3) (uvia_drill 0.1) (add_net "GND"))\n';
+    const text = (await readFile(path.join(dir.path, 'ref.kicad_pcb'), 'utf8')).replace(
+      '  (net 0 "")',
+      `${nc}  (net 0 "")`,
+    );
+    await writeFiles(dir.path, { 'netclass.kicad_pcb': text });
+    const v = await run('netclass.kicad_pcb', { drc: {} });
+    expect(v, v.reason).toMatchObject({ passed: true, measured: { drc: { violations: 0, unconnected: 0 } } });
   });
   it('fails a pad on the wrong net with the netlist F1 and the pins', async () => {
     const v = await run('wrong-net.kicad_pcb', { netlist: { nets: NETS } });
@@ -147,8 +180,8 @@ describe('kicad.board', () => {
   });
   it.each([
     ['truncated.kicad_pcb', /not a valid S-expression \(truncated or corrupt\)/],
-    ['garbage.kicad_pcb', /is not a KiCad board/],
-    ['step.kicad_pcb', /is not a KiCad board/],
+    ['garbage.kicad_pcb', /^garbage.kicad_pcb: is not a KiCad board/],
+    ['step.kicad_pcb', /^step.kicad_pcb: is not a KiCad board/],
     ['empty.kicad_pcb', /deliverable empty.kicad_pcb is empty/],
   ])('fails %s with the reason', async (file, why) => {
     const v = await run(file);

@@ -1,6 +1,8 @@
 /**
  * `yosys.equivalence`: Verilog adders proved against the eda-yosys-adder task's hidden reference and
- * synthesised by the real yosys 0.23 in a tool container.
+ * synthesised by the real yosys 0.23 in a tool container; cell counts, cell types and flip-flops
+ * (the PWM generator of tasks/workflows/yosys-iverilog-gatesim), and statistics reports made by
+ * yosys compared with the re-synthesis. Forging attempts are in red-team-eda.test.ts.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { makeWithTool, tempDir, toolKit, writeFiles } from '../helpers/artifacts
 
 const TASK_DIR = path.resolve('tasks/starter/eda-yosys-adder');
 const FIX = path.resolve('test/fixtures/eda');
+const PWM = path.resolve('tasks/workflows/yosys-iverilog-gatesim/rtl/pwm.v');
 const FULL_ADDERS = `module full_adder(input a, input b, input ci, output s, output co);
   assign s = a ^ b ^ ci;
   assign co = (a & b) | (ci & (a ^ b));
@@ -117,7 +120,69 @@ describe('yosys.equivalence', () => {
     const sel = await run('csel.v', { ...EQUIV, ...BUDGET });
     expect(sel).toMatchObject({ passed: false, measured: { equivalent: true, cells: 59 } });
     expect(sel.reason).toMatch(/59 cells after synth -flatten, budget 48 → over/);
-    expect((await run('behavioural.v', BUDGET)).measured).toEqual({ cells: 52 });
+    expect((await run('behavioural.v', BUDGET)).measured).toMatchObject({ cells: 52 });
+  });
+  it('checks exact cell counts and counts per cell type, reporting every type', async () => {
+    const ok = await run('rca.v', { cells: 40, cell_types: { $_XOR_: 7, $_XNOR_: { min: 8, max: 10 } } });
+    expect(ok, ok.reason).toMatchObject({
+      passed: true,
+      measured: { cells: 40, flip_flops: 0, cell_types: { $_ANDNOT_: 10, $_XOR_: 7, $_XNOR_: 9 } },
+    });
+    expect(ok.reason).toMatch(
+      /40 cells after synth -flatten, required = 40; cell types as required \(\$_AND_ 1, \$_ANDNOT_ 10/,
+    );
+    const wrong = await run('csel.v', { cells: { max: 45 }, cell_types: { $_XOR_: 7 } });
+    expect(wrong).toMatchObject({ passed: false, measured: { cells: 59 } });
+    expect(wrong.reason).toMatch(
+      /59 cells after synth -flatten, required ≤ 45 → wrong cell count; wrong cell types: \$_XOR_ \d+ \(required = 7\)/,
+    );
+  });
+  it("counts flip-flops, with the task's own synthesis script", async () => {
+    await writeFiles(dir.path, { 'pwm.v': await readFile(PWM, 'utf8') });
+    const script = 'chparam -set DIV 3 pwm_top; synth -flatten -top pwm_top';
+    const ok = await run('pwm.v', { top: 'pwm_top', synth_script: script, flip_flops: 12 });
+    expect(ok, ok.reason).toMatchObject({ passed: true, measured: { flip_flops: 12, cells: 49 } });
+    expect(ok.reason).toMatch(/12 flip-flop\(s\), required = 12/);
+    const more = await run('pwm.v', { top: 'pwm_top', synth_script: script, flip_flops: { max: 8 } });
+    expect(more.reason).toMatch(/12 flip-flop\(s\), required ≤ 8 → wrong flip-flop count/);
+    expect((await run('pwm.v', { top: 'pwm_top', synth_script: "synth -top x'; echo hi" })).reason).toMatch(
+      /task error: invalid params .*synth_script/,
+    );
+  });
+  it('reads a delivered stat report, stat -json or write_json only to compare it with the re-synthesis', async () => {
+    const rca = await readFile(path.join(FIX, 'adder8_rca.v'), 'utf8');
+    for (const [name, out, cmd] of [
+      ['stat.txt', 'stat.txt', 'tee -q -o stat.txt stat'],
+      ['stat.json', 'stat.json', 'tee -q -o stat.json stat -json'],
+      ['netlist.json', 'netlist.json', 'write_json netlist.json'],
+    ] as const) {
+      const made = await makeWithTool(
+        kit.runTool,
+        `yosys -q -p 'read_verilog -sv a.v; synth -flatten -top adder8; ${cmd}'`,
+        { 'a.v': rca },
+        out,
+      );
+      await writeFiles(dir.path, { [name]: made });
+      const v = await run('rca.v', { report: name });
+      expect(v, v.reason).toMatchObject({
+        passed: true,
+        measured: { cells: 40, report: { cells: 40, agrees: true } },
+      });
+      expect(v.reason).toMatch(
+        new RegExp(`report ${name} \\(.*\\) agrees with the re-synthesis \\(40 cells\\)`),
+      );
+      // The same report beside another design does not describe it.
+      const other = await run('csel.v', { report: name });
+      expect(other).toMatchObject({
+        passed: false,
+        measured: { cells: 59, report: { cells: 40, agrees: false } },
+      });
+      expect(other.reason).toMatch(/does not describe csel.v: it claims 40 cells, re-synthesis .* gives 59/);
+    }
+    expect((await run('rca.v', { report: 'none.txt' })).reason).toMatch(/report none.txt is missing/);
+    expect((await run('rca.v', { report: 'fa.v' })).reason).toMatch(
+      /report fa.v is not a yosys statistics report/,
+    );
   });
   it('fails designs yosys cannot read, with the yosys error', async () => {
     const syn = await run('syntax.v', EQUIV);
@@ -143,26 +208,30 @@ describe('yosys.equivalence', () => {
 });
 
 describe('readYosysOutput', () => {
-  it('reads the markers', () => {
-    expect(
-      readYosysOutput('@@ENGILOOP-EQUIV-EXIT@@ 0\n@@ENGILOOP-SYNTH-EXIT@@ 0\n   Number of cells:   40\n'),
-    ).toEqual({
+  const m = (s: string) => `@@ENGILOOP-${s}-ab12@@`;
+  it('reads only the markers sealed with the nonce', () => {
+    expect(readYosysOutput(`${m('EQUIV-EXIT')} 0\n${m('SYNTH-EXIT')} 0\n`, 'ab12')).toEqual({
       equivalent: true,
-      cells: 40,
+      synth: { exit: 0 },
     });
     expect(
       readYosysOutput(
-        "@@ENGILOOP-EQUIV-EXIT@@ 1\nERROR: Found 9 unproven $equiv cells in 'equiv_status -assert'.\n",
+        `${m('EQUIV-EXIT')} 1\nERROR: Found 9 unproven $equiv cells in 'equiv_status -assert'.\n`,
+        'ab12',
       ),
     ).toEqual({ equivalent: false, unproven: 9 });
-    expect(readYosysOutput('@@ENGILOOP-GATE-EXIT@@ 0 1 modules:\n')).toEqual({
+    expect(readYosysOutput(`${m('GATE-EXIT')} 0 1 modules:\n`, 'ab12')).toEqual({
       gate: { modules: 1, wide: [] },
     });
     expect(
-      readYosysOutput('@@ENGILOOP-GATE-EXIT@@ 1 3 modules:\ntop/$add$x.v:8$14\ntop/$eq$x.v:5$11\n'),
+      readYosysOutput(`${m('GATE-EXIT')} 1 3 modules:\ntop/$add$x.v:8$14\ntop/$eq$x.v:5$11\n`, 'ab12'),
     ).toEqual({ gate: { modules: 3, wide: ['top/$add$x.v:8$14', 'top/$eq$x.v:5$11'] } });
-    expect(readYosysOutput('@@ENGILOOP-READ-FAILED@@\nERROR: syntax error\n').readError).toBe(
+    expect(readYosysOutput(`${m('READ-FAILED')}\nERROR: syntax error\n`, 'ab12').readError).toBe(
       'ERROR: syntax error',
+    );
+    // A marker with another nonce (or none) is not read.
+    expect(readYosysOutput('@@ENGILOOP-EQUIV-EXIT@@ 0\n@@ENGILOOP-EQUIV-EXIT-ffff@@ 0\n', 'ab12')).toEqual(
+      {},
     );
   });
 });

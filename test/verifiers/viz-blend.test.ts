@@ -17,6 +17,8 @@ cam = bpy.data.objects["Camera"]
 cam.location = (7, -7, 5)
 cam.rotation_euler = (math.radians(63), 0, math.radians(45))
 cam.data.lens = 50
+# A custom property: what the file says about itself, which the verifier names but never measures.
+cam["pose"] = "checked: (7, -7, 4.9)"
 bpy.data.objects["Light"].location = (4, -2, 6)
 bpy.data.objects["Light"].data.energy = 800
 m = bpy.data.materials["Material"]
@@ -118,6 +120,32 @@ describe('blend.scene on valid files', () => {
   });
 });
 
+describe('blend.scene checks local transforms as well as world ones', () => {
+  it("passes the parented camera in its rig's frame, and names the parent", async () => {
+    const v = await check('alternative.blend', {
+      objects: [
+        {
+          name: 'Camera',
+          parent: 'Empty',
+          space: 'local',
+          location: [1, -1, 1],
+          rotation_euler_deg: [63, 0, 45],
+        },
+        { name: 'Empty', parent: null, location: [6, -6, 4] },
+      ],
+    });
+    expect(v, v.reason).toMatchObject({ passed: true, score: 1 });
+    expect(v.measured).toMatchObject({ 'Camera.location (local)': [1, -1, 1], 'Camera.parent': 'Empty' });
+  });
+  it('fails the world position asked of the local frame, and a wrong parent', async () => {
+    const v = await check('alternative.blend', {
+      objects: [{ name: 'Camera', parent: null, space: 'local', location: [7, -7, 5] }],
+    });
+    expect(v.reason).toMatch(/Camera.parent: child of "Empty" \(measured "Empty", expected null\)/);
+    expect(v.reason).toMatch(/Camera.location \(local\): 9.3808 units away \(measured \[1,-1,1\]/);
+  });
+});
+
 describe('blend.scene names what is wrong', () => {
   it('fails wrong camera pose, light power and colour with measured, expected and tolerance', async () => {
     const v = await check('reference.blend', {
@@ -131,6 +159,7 @@ describe('blend.scene names what is wrong', () => {
     expect(v).toMatchObject({ passed: false, score: 0 });
     expect(v.reason).toMatch(/6 of 6 scene checks failed/);
     expect(v.reason).toMatch(/Camera.location: 0.1 units away/);
+    expect(v.reason).toMatch(/its custom properties \{"pose":"checked: \(7, -7, 4.9\)"\} are not evidence/);
     expect(v.reason).toMatch(/Camera.rotation: rotated 3° away/);
     expect(v.reason).toMatch(/Light.light.type: another light type \(measured "point", expected "sun"\)/);
     expect(v.reason).toMatch(/Light.light.energy: off by 200/);

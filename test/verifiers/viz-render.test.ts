@@ -15,7 +15,10 @@ import { contextFor, tempDir, toolKit, writeFiles } from '../helpers/artifacts.j
 const TASK = path.resolve('tasks/starter/viz-place-objects');
 const kit = toolKit('verifiers-viz-render');
 let dir: { path: string } & AsyncDisposable;
-const PARAMS = { engine: 'BLENDER_WORKBENCH', min_improvement: 0.05 };
+// The task gives goal.png to the agent; scoring tests that deliver (a variant of) it say the agent
+// was given nothing, copy tests use the task's default `inputs`.
+const PARAMS = { engine: 'BLENDER_WORKBENCH', min_improvement: 0.05, copies: { inputs: [] } };
+const DEFAULTS = { engine: 'BLENDER_WORKBENCH', min_improvement: 0.05 };
 
 /** The goal render with a `w`×`h` black block painted at the top left. */
 function paintOver(goal: Buffer, w: number, h: number): Buffer {
@@ -23,6 +26,21 @@ function paintOver(goal: Buffer, w: number, h: number): Buffer {
   for (let y = 0; y < h; y++)
     for (let x = 0; x < w; x++) png.data.set([0, 0, 0, 255], 4 * (y * png.width + x));
   return PNG.sync.write(png);
+}
+
+/** `png` scaled up 2× by pixel doubling. */
+function doubled(png: Buffer): Buffer {
+  const a = PNG.sync.read(png);
+  const b = new PNG({ width: a.width * 2, height: a.height * 2 });
+  for (let y = 0; y < b.height; y++)
+    for (let x = 0; x < b.width; x++)
+      a.data.copy(
+        b.data,
+        4 * (y * b.width + x),
+        4 * ((y >> 1) * a.width + (x >> 1)),
+        4 * ((y >> 1) * a.width + (x >> 1)) + 4,
+      );
+  return PNG.sync.write(b);
 }
 
 beforeAll(async () => {
@@ -44,6 +62,8 @@ beforeAll(async () => {
     'goal.png': goal,
     'start.png': await readFile(path.join(TASK, 'hidden/start.png')),
     'painted.png': paintOver(goal, 40, 30),
+    'stamped.png': paintOver(goal, 5, 5),
+    'doubled.png': doubled(goal),
     'small.png': PNG.sync.write(small),
     'truncated.png': goal.subarray(0, 200),
     'notes.txt': 'not an image',
@@ -73,7 +93,7 @@ describe('render.compare scores the improvement from start to goal', () => {
     expect(goal.measured).toMatchObject({ diff_fraction: 0, improvement: 1 });
     const start = await compare('start.png');
     expect(start).toMatchObject({ passed: false, score: 0 });
-    expect(start.reason).toMatch(/14.5\d % of pixels differ .* → improvement 0.000, below 0.05/);
+    expect(start.reason).toMatch(/14.5 % of pixels differ .* → improvement 0.000, below 0.05/);
   });
   it('scores a partly wrong image in between (a 40×30 block over 19200 pixels)', async () => {
     const v = await compare('painted.png');
@@ -84,7 +104,8 @@ describe('render.compare scores the improvement from start to goal', () => {
     expect(v.score).toBeLessThan(0.8);
   });
   it('renders a delivered .blend with Blender exactly as the start render was made (score 0)', async () => {
-    const v = await compare('start.blend');
+    // start.blend is also an input of the task: a scene is rendered, not compared with the inputs.
+    const v = await compare('start.blend', DEFAULTS);
     expect(v.reason).toMatch(/\(Workbench, 160×120\)/);
     expect(v.measured).toMatchObject({ diff_fraction: expect.closeTo(0.1452, 3) as number, improvement: 0 });
   });
@@ -98,6 +119,28 @@ describe('render.compare scores the improvement from start to goal', () => {
     expect(improvement(0.4, 0.5)).toBe(0);
     expect(improvement(0.4, 0)).toBe(1);
     expect(improvement(0, 0)).toBeNull();
+  });
+});
+
+describe('render.compare fails copies of the images the agent was given', () => {
+  it('fails a 5×5 stamp on the input goal as a near copy (0.13 % of pixels), naming the input', async () => {
+    const v = await compare('stamped.png', DEFAULTS);
+    expect(v).toMatchObject({ passed: false, score: 0 });
+    expect(v.reason).toMatch(
+      /^stamped\.png: render is a copy of input image inputs\/goal\.png \(near-identical: 0\.13 % of pixels differ by more than 0\.05\)/,
+    );
+    expect(v.measured).toMatchObject({ copy_of: 'inputs/goal.png', copy: 'near-identical' });
+  });
+  it('finds a copy scaled to another size of the same aspect ratio', async () => {
+    const v = await compare('doubled.png', DEFAULTS);
+    expect(v.reason).toMatch(
+      /render is a copy of input image inputs\/goal\.png \(near-identical: 0 % .*after scaling/,
+    );
+  });
+  it('does not call a 40×30 block (6 % of pixels) a copy: it is scored', async () => {
+    const v = await compare('painted.png', DEFAULTS);
+    expect(v.reason).not.toMatch(/copy/);
+    expect(v.score).toBeGreaterThan(0.5);
   });
 });
 

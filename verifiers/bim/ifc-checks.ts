@@ -4,7 +4,9 @@
  * containment, aggregation, openings and fillings; geometric: bounding boxes, volumes, unchanged
  * geometry), with a detail a person can read.
  */
+import { fmt, pct } from '../judge-value.js';
 import type { IfcElement, IfcFacts, IfcGeometryFacts, IfcValue } from './ifc-facts.js';
+import { quantityClaims } from './ifc-quantities.js';
 import type {
   IfcCount,
   IfcElementCheck,
@@ -116,6 +118,14 @@ export function runIfcChecks(
   return out;
 }
 
+/** What one requirement found on one element: the measured value, and why it fails (if it does). */
+interface Finding {
+  /** The measured value as text, e.g. `'EI90'`, `[0.9, 2.1, 0.05] m`. */
+  got: string;
+  /** Null when the element meets the requirement. */
+  bad: string | null;
+}
+
 function elementChecks(c: IfcElementCheck, model: IfcModelView): IfcCheckResult[] {
   const f = model.facts;
   const sel = selectElements(f, c.select);
@@ -127,87 +137,158 @@ function elementChecks(c: IfcElementCheck, model: IfcModelView): IfcCheckResult[
       detail: `${sel.length} × ${what} found, expected ${countText(c.count)}`,
     },
   ];
-  /** One result per requirement: passes when every selected element meets it. */
-  const each = (part: IfcPart, name: string, test: (e: IfcElement) => string | null): void => {
+  /**
+   * One result per requirement: passes when every selected element meets it. A passing result
+   * reports what was measured (the value, or each element's value when they differ).
+   */
+  const each = (part: IfcPart, name: string, test: (e: IfcElement) => Finding): void => {
     if (sel.length === 0) {
       out.push({ part, passed: false, detail: `${name}: no ${what} to check` });
       return;
     }
-    const bad = sel.map((e) => test(e)).filter((x): x is string => x !== null);
+    const found = sel.map((e) => ({ e, ...test(e) }));
+    const bad = found.filter((x) => x.bad !== null).map((x) => x.bad!);
+    const values = [...new Set(found.map((x) => x.got))];
+    const measured =
+      values.length === 1
+        ? `${values[0]}${sel.length > 1 ? ` on all ${sel.length}` : ''}`
+        : `${found
+            .slice(0, 4)
+            .map((x) => `${label(x.e)} ${x.got}`)
+            .join(', ')}${found.length > 4 ? ', …' : ''}`;
     out.push({
       part,
       passed: bad.length === 0,
-      detail: bad.length === 0 ? `${what} ${name}: ok on ${sel.length}` : bad.slice(0, 3).join('; '),
+      detail: bad.length === 0 ? `${what} ${name}: ${measured}` : bad.slice(0, 3).join('; '),
     });
   };
   if (c.name !== undefined)
-    each('semantic', 'name', (e) =>
-      e.name === c.name ? null : `${label(e)} name ${q(e.name)}, expected '${c.name}'`,
-    );
+    each('semantic', 'name', (e) => ({
+      got: q(e.name),
+      bad: e.name === c.name ? null : `${label(e)} name ${q(e.name)}, expected '${c.name}'`,
+    }));
   if (c.predefined_type !== undefined)
-    each('semantic', 'predefined type', (e) =>
-      e.predefinedType?.toUpperCase() === c.predefined_type?.toUpperCase()
-        ? null
-        : `${label(e)} PredefinedType ${q(e.predefinedType)}, expected '${c.predefined_type}'`,
-    );
+    each('semantic', 'PredefinedType', (e) => ({
+      got: q(e.predefinedType),
+      bad:
+        e.predefinedType?.toUpperCase() === c.predefined_type?.toUpperCase()
+          ? null
+          : `${label(e)} PredefinedType ${q(e.predefinedType)}, expected '${c.predefined_type}'`,
+    }));
   if (c.object_type !== undefined)
-    each('semantic', 'object type', (e) =>
-      e.objectType === c.object_type
-        ? null
-        : `${label(e)} ObjectType ${q(e.objectType)}, expected '${c.object_type}'`,
-    );
+    each('semantic', 'ObjectType', (e) => ({
+      got: q(e.objectType),
+      bad:
+        e.objectType === c.object_type
+          ? null
+          : `${label(e)} ObjectType ${q(e.objectType)}, expected '${c.object_type}'`,
+    }));
   for (const [key, want] of Object.entries(c.properties ?? {}))
     each('semantic', key, (e) => {
       const got = f.props.get(e.id)?.get(key);
-      return sameValue(got, want, c.property_tol)
-        ? null
-        : `${label(e)} ${key} = ${got === undefined ? 'missing' : q(got)}, expected ${q(want)}`;
+      const said = got === undefined ? 'missing' : q(got);
+      return {
+        got: said,
+        bad: sameValue(got, want, c.property_tol)
+          ? null
+          : `${label(e)} ${key} = ${said}, expected ${q(want)}`,
+      };
     });
   if (c.storey !== undefined)
     each('topological', 'storey', (e) => {
       const s = storeyOf(f, e.id);
-      return s?.name === c.storey
-        ? null
-        : `${label(e)} is ${s === undefined ? 'in no storey' : `contained in '${s.name}'`}, expected '${c.storey}'`;
+      return {
+        got: s === undefined ? 'in no storey' : `in '${s.name}'`,
+        bad:
+          s?.name === c.storey
+            ? null
+            : `${label(e)} is ${s === undefined ? 'in no storey' : `contained in '${s.name}'`}, expected '${c.storey}'`,
+      };
     });
   if (c.aggregated_in !== undefined)
     each('topological', 'aggregation', (e) => {
       const w = f.aggregatedIn.get(e.id);
       const name = w === undefined ? undefined : f.elements.get(w)?.name;
-      return name === c.aggregated_in
-        ? null
-        : `${label(e)} is ${name === undefined ? 'not part of anything' : `part of '${name}'`}, expected part of '${c.aggregated_in}'`;
+      return {
+        got: name === undefined ? 'part of nothing' : `part of '${name}'`,
+        bad:
+          name === c.aggregated_in
+            ? null
+            : `${label(e)} is ${name === undefined ? 'not part of anything' : `part of '${name}'`}, expected part of '${c.aggregated_in}'`,
+      };
     });
   if (c.fills_opening_in !== undefined)
     each('topological', 'opening', (e) => {
       const opening = f.fills.get(e.id);
-      if (opening === undefined) return `${label(e)} fills no opening (no IfcRelFillsElement)`;
+      if (opening === undefined)
+        return { got: 'fills no opening', bad: `${label(e)} fills no opening (no IfcRelFillsElement)` };
       const host = f.voids.get(opening);
-      const hostName = host === undefined ? undefined : f.elements.get(host)?.name;
       if (host === undefined)
-        return `${label(e)} fills opening #${opening}, which voids no element (no IfcRelVoidsElement)`;
-      return hostName === c.fills_opening_in
-        ? null
-        : `${label(e)} fills an opening in '${hostName}', expected in '${c.fills_opening_in}'`;
+        return {
+          got: `fills #${opening}`,
+          bad: `${label(e)} fills opening #${opening}, which voids no element (no IfcRelVoidsElement)`,
+        };
+      const hostName = f.elements.get(host)?.name;
+      return {
+        got: `fills opening #${opening} in '${hostName}'`,
+        bad:
+          hostName === c.fills_opening_in
+            ? null
+            : `${label(e)} fills an opening in '${hostName}', expected in '${c.fills_opening_in}'`,
+      };
     });
+  const noMesh = (e: IfcElement): Finding => ({
+    got: 'no geometry',
+    bad: `${label(e)} has no geometry web-ifc can mesh`,
+  });
   const geoKeys = (['bbox_size', 'bbox_min', 'bbox_max'] as const).filter((k) => c[k] !== undefined);
   for (const k of geoKeys)
     each('geometric', k, (e) => {
       const g = model.geometry(e.id);
-      if (g === undefined) return `${label(e)} has no geometry web-ifc can mesh`;
+      if (g === undefined) return noMesh(e);
       const got = k === 'bbox_min' ? g.min : k === 'bbox_max' ? g.max : g.max.map((x, i) => x - g.min[i]!);
       const want = c[k]!;
       const ok = got.every((x, i) => Math.abs(x - want[i]!) <= c.length_tol);
-      return ok ? null : `${label(e)} ${k} ${n3(got)} m, expected ${n3(want)} ± ${c.length_tol} m`;
+      return {
+        got: `${n3(got)} m`,
+        bad: ok ? null : `${label(e)} ${k} ${n3(got)} m, expected ${n3(want)} ± ${c.length_tol} m`,
+      };
     });
   if (c.volume !== undefined)
     each('geometric', 'volume', (e) => {
       const g = model.geometry(e.id);
-      if (g === undefined) return `${label(e)} has no geometry web-ifc can mesh`;
+      if (g === undefined) return noMesh(e);
       const ok = Math.abs(g.volume - c.volume!) <= c.volume_tol * Math.max(c.volume!, 1e-9);
-      return ok
-        ? null
-        : `${label(e)} volume ${g.volume.toFixed(4)} m³, expected ${c.volume} ± ${c.volume_tol * 100} %`;
+      return {
+        got: `${fmt(g.volume)} m³`,
+        bad: ok
+          ? null
+          : `${label(e)} volume ${fmt(g.volume)} m³, expected ${c.volume} ± ${pct(c.volume_tol)}`,
+      };
+    });
+  if (c.quantities_match_geometry)
+    each('geometric', 'quantities vs geometry', (e) => {
+      const g = model.geometry(e.id);
+      if (g === undefined) return noMesh(e);
+      const qs = quantityClaims(f, e, g, c);
+      if (qs.length === 0)
+        return {
+          got: 'no base quantity to compare',
+          bad: `${label(e)} has no base quantity its geometry could confirm (Length, Width, Height, Depth, GrossArea, NetArea, GrossVolume, NetVolume)`,
+        };
+      const wrong = qs.filter((x) => !x.ok);
+      return {
+        got: qs.map((x) => `${x.key} = ${fmt(x.claimed)} ${x.unit} (geometry ${x.shows})`).join(', '),
+        bad:
+          wrong.length === 0
+            ? null
+            : wrong
+                .map(
+                  (x) =>
+                    `${label(e)} claims ${x.key} = ${fmt(x.claimed)} ${x.unit} but its geometry ${x.shows}`,
+                )
+                .join('; '),
+      };
     });
   return out;
 }

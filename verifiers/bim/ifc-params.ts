@@ -1,14 +1,11 @@
 /** Params of the `ifc.model` verifier, with their defaults. */
 import { z } from 'zod';
+import { taskFile } from '../params.js';
 
 /** The three parts a model is scored on. */
 export const IfcPart = z.enum(['geometric', 'semantic', 'topological']);
 export type IfcPart = z.infer<typeof IfcPart>;
 
-const relPath = z
-  .string()
-  .min(1)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a path inside the task folder');
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 
 /** A count requirement: exactly `equals`, or within `[min, max]`. */
@@ -61,6 +58,13 @@ export const IfcElementCheck = z.object({
   bbox_min: vec3.optional(),
   bbox_max: vec3.optional(),
   volume: z.number().nonnegative().optional(),
+  /**
+   * The element's base quantities (Qto_*: Height, Depth, Length, Width, GrossVolume, NetVolume, a
+   * slab's GrossArea/NetArea) must agree with its mesh: a quantity set is what the model says about
+   * itself, the geometry is what it is. Lengths within `length_tol`, volumes and areas within
+   * `volume_tol`. Length/Width assume an axis-aligned element.
+   */
+  quantities_match_geometry: z.boolean().default(false),
   /** Absolute tolerance of bbox values in metres. Default 0.01. */
   length_tol: z.number().nonnegative().default(0.01),
   /** Relative tolerance of volume. Default 0.02. */
@@ -71,14 +75,16 @@ export type IfcElementCheck = z.infer<typeof IfcElementCheck>;
 /** Elements of a reference model that must keep their GlobalId, type, name and geometry. */
 export const IfcUntouched = z.object({
   /** Reference IFC, relative to the task folder (a hidden copy, or the task's input file). */
-  reference: relPath,
+  reference: taskFile(),
   /** Entity types to compare. Default: every product except spatial elements and openings. */
   types: z.array(z.string()).optional(),
   /** Names or GlobalIds allowed to change (e.g. the wall that receives an opening). */
   except: z.array(z.string()).default([]),
   /** Compare geometry too (bounding box and volume). Default true. */
   geometry: z.boolean().default(true),
+  /** Largest bounding-box move, in metres. Default 0.001. */
   length_tol: z.number().nonnegative().default(0.001),
+  /** Largest relative volume change. Default 0.001. */
   volume_tol: z.number().nonnegative().default(0.001),
 });
 export type IfcUntouched = z.infer<typeof IfcUntouched>;
@@ -102,6 +108,11 @@ export const IfcModelParams = z
       .default({ geometric: 1, semantic: 1, topological: 1 }),
     /** Parts that must pass entirely for the verdict to pass. Default: every part that has checks. */
     required: z.array(IfcPart).optional(),
+    /**
+     * Shape representations that no product uses: `fail` (default; an edit whose geometry is
+     * attached to nothing is broken) or `report` (listed in `measured` only).
+     */
+    orphans: z.enum(['fail', 'report']).default('fail'),
     /** Larger files fail without being parsed. Default 64 MB. */
     max_mb: z.number().positive().default(64),
     /** Time limit of parsing and checking, in seconds. Default 30. */

@@ -13,5 +13,12 @@ export {
   type IfcValue,
 } from './ifc-facts.js';
 export { ifcApi, openIfc } from './ifc-api.js';
+export {
+  checkIntegrity,
+  stepEntities,
+  type IfcIntegrity,
+  type StepEntity,
+  type DanglingRef,
+} from './ifc-integrity.js';
 
 export const bimVerifiers: readonly Verifier[] = [ifcModel];

@@ -1,16 +1,16 @@
 /**
- * Where `calculix.result` gets its results: a delivered `.frd`/`.dat`/`.sta` parsed in process, or
- * a fresh `ccx` solve of a delivered `.inp` (with the files it `*INCLUDE`s) in a tool container.
- * Re-solves are cached by content for the life of the process, so several criteria on one deck
+ * Where `calculix.result` gets its results: a delivered `.frd`/`.dat`/`.sta` parsed in process, and
+ * a fresh `ccx` solve of the delivered deck (with the files it `*INCLUDE`s) in a tool container,
+ * under a time limit. The solve's exit status comes back on a line named with the verification's
+ * nonce, so nothing the deck makes ccx print (ccx echoes card images in its warnings) can pose as
+ * it. Solves are cached by content for the life of the process, so several criteria on one deck
  * solve it once.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { deliverablePath } from '../deliverable.js';
 import { ArtifactInvalidError } from '../errors.js';
 import type { VerifierContext } from '../types.js';
 import { parseDat, parseSta, type DatFile, type StaIncrement } from './dat-parse.js';
+import type { LoadedDeck } from './deck-load.js';
 import { parseFrd, type FrdFile } from './frd-parse.js';
 
 /** The results at hand: any of the three files. */
@@ -19,6 +19,9 @@ export interface Sources {
   dat?: DatFile;
   sta?: StaIncrement[];
 }
+
+/** The result file extensions `calculix.result` reads. */
+export const RESULT_EXTS = ['.frd', '.dat', '.sta'] as const;
 
 /** Parses one delivered result file by its extension. */
 export function loadSource(ext: string, bytes: Buffer, limitMs: number): Sources {
@@ -39,98 +42,112 @@ export function loadSource(ext: string, bytes: Buffer, limitMs: number): Sources
   }
 }
 
-const JOB = 'engiloop_job';
-const cache = new Map<string, Promise<{ sources: Sources } | { failure: string }>>();
+/** A fresh solve. */
+export interface Solve {
+  /** ccx's exit status (0 on success; 201 on a fatal input or solver error); null when unknown. */
+  exitCode: number | null;
+  timedOut: boolean;
+  /** ccx's `*ERROR` messages, first ones first (blanks squeezed). */
+  errors: string[];
+  sources: Sources;
+  /** Result files ccx wrote that could not be read (e.g. a `.frd` cut short by a failed step). */
+  unreadable: string[];
+}
+
+/** What a solve needs from the params. */
+export interface SolveParams {
+  image: string;
+  timeout_sec: number;
+  parse_timeout_sec: number;
+}
+
+const cache = new Map<string, Promise<Solve>>();
 const CACHE_SIZE = 8;
 
-/**
- * Solves `inpPath` with ccx in a fresh container and parses what it wrote. Returns the parsed
- * results, or a failure naming ccx's error (the `*ERROR` lines of its output).
- */
-export async function resolveInp(
+/** Solves `deck` with ccx in a fresh container (or returns the cached solve of the same files). */
+export function solveDeck(
   ctx: VerifierContext,
-  inpPath: string,
-  p: { image: string; timeout_sec: number; parse_timeout_sec: number },
-): Promise<{ sources: Sources } | { failure: string }> {
-  const deck = await readFile(inpPath, 'latin1');
-  const includes = [...deck.matchAll(/^\s*\*INCLUDE\s*,\s*INPUT\s*=\s*"?([^"\r\n]+?)"?\s*$/gim)].map((m) =>
-    m[1]!.trim(),
+  deck: LoadedDeck,
+  p: SolveParams,
+  nonce: string,
+): Promise<Solve> {
+  const hash = createHash('sha256').update(p.image);
+  // the deck's own name does not matter (it runs as the job), its includes' paths do
+  deck.files.forEach((f, i) =>
+    hash
+      .update(i === 0 ? '' : f.dest)
+      .update('\0')
+      .update(f.bytes)
+      .update('\0'),
   );
-  const files = [{ hostPath: inpPath, dest: `${JOB}.inp` }];
-  const hash = createHash('sha256').update(p.image).update(deck);
-  for (const inc of includes) {
-    const rel = path.posix.normalize(
-      path.posix.join(path.posix.dirname(path.relative(ctx.artifactsDir, inpPath)), inc),
-    );
-    const host = deliverablePath(ctx, rel);
-    if (host === null || path.posix.isAbsolute(inc) || inc.includes('..'))
-      return { failure: `*INCLUDE ${inc} points outside the delivered files` };
-    const content = await readFile(host).catch(() => null);
-    if (content === null) return { failure: `*INCLUDE ${inc} was not delivered` };
-    hash.update(inc).update(content);
-    files.push({ hostPath: host, dest: inc });
-  }
   const key = hash.digest('hex');
   let job = cache.get(key);
   if (job === undefined) {
-    job = solve(ctx, files, p);
+    job = run(ctx, deck, p, nonce);
     cache.set(key, job);
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    // a failed run (time-out on a loaded host) must not stick
-    job.catch(() => cache.delete(key));
+    // a failed run (a time-out on a loaded host, an infrastructure fault) must not stick
+    job.then(
+      (s) => s.timedOut && cache.delete(key),
+      () => cache.delete(key),
+    );
   }
   return job;
 }
 
-async function solve(
-  ctx: VerifierContext,
-  files: { hostPath: string; dest: string }[],
-  p: { image: string; timeout_sec: number; parse_timeout_sec: number },
-): Promise<{ sources: Sources } | { failure: string }> {
+async function run(ctx: VerifierContext, deck: LoadedDeck, p: SolveParams, nonce: string): Promise<Solve> {
+  const job = `job_${nonce}`;
+  const marker = `engiloop-ccx-${nonce}`;
+  const files = deck.files.map((f, i) => ({ hostPath: f.hostPath, dest: i === 0 ? `${job}.inp` : f.dest }));
   const res = await ctx.runTool(
     {
       image: p.image,
-      command: `OMP_NUM_THREADS=1 ccx -i ${JOB} > ${JOB}.log 2>&1; echo "ccx exit $?"; grep -i -m5 -A2 'error' ${JOB}.log`,
+      // ccx's own output goes to a file; stdout carries only the nonce'd exit line
+      command: [
+        `OMP_NUM_THREADS=1 ccx -i ${job} > ${job}.log 2>&1; echo "${marker} exit=$?"`,
+        `grep -a -A2 '\\*ERROR' ${job}.log | cut -c1-200 | head -n 24 > ${job}.err`,
+      ].join('; '),
       files,
       timeoutMs: p.timeout_sec * 1000,
-      collect: [`${JOB}.frd`, `${JOB}.dat`, `${JOB}.sta`],
+      collect: [`${job}.frd`, `${job}.dat`, `${job}.sta`, `${job}.err`],
     },
     ctx.signal,
   );
-  if (res.timedOut) return { failure: `ccx timed out after ${p.timeout_sec} s` };
-  const errors = res.stdout
-    .split('\n')
-    .filter((l) => /error/i.test(l))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  const got = (n: string): Buffer | undefined => {
-    const b = res.files[`${JOB}.${n}`];
-    return b === undefined || b.length === 0 ? undefined : b;
-  };
-  const frd = got('frd');
-  const dat = got('dat');
-  const sta = got('sta');
-  if (frd === undefined && dat === undefined)
-    return {
-      failure: `ccx wrote no results${errors ? `: ${errors.slice(0, 300)}` : ` (${res.stdout.trim().slice(0, 200)})`}`,
-    };
+  const m = new RegExp(`^${marker} exit=(\\d+)$`, 'm').exec(res.stdout);
+  const errors = errorMessages(res.files[`${job}.err`]?.toString('latin1') ?? '');
   const limit = p.parse_timeout_sec * 1000;
   const sources: Sources = {};
-  const problems: string[] = [];
-  const attempt = (what: string, f: () => void): void => {
+  const unreadable: string[] = [];
+  const read = (ext: 'frd' | 'dat' | 'sta', f: (t: string) => void): void => {
+    const b = res.files[`${job}.${ext}`];
+    if (b === undefined || b.length === 0) return;
     try {
-      f();
+      f(b.toString('latin1'));
     } catch (err) {
-      problems.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      unreadable.push(`.${ext}: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  if (frd) attempt('.frd', () => (sources.frd = parseFrd(frd.toString('latin1'), limit)));
-  if (dat) attempt('.dat', () => (sources.dat = parseDat(dat.toString('latin1'), limit)));
-  if (sta) attempt('.sta', () => (sources.sta = parseSta(sta.toString('latin1'))));
-  if (sources.frd === undefined && sources.dat === undefined)
-    return {
-      failure: `ccx results unreadable (${problems.join('; ')})${errors ? `: ${errors.slice(0, 300)}` : ''}`,
-    };
-  return { sources };
+  read('frd', (t) => (sources.frd = parseFrd(t, limit)));
+  read('dat', (t) => (sources.dat = parseDat(t, limit)));
+  read('sta', (t) => (sources.sta = parseSta(t)));
+  return { exitCode: m === null ? null : Number(m[1]), timedOut: res.timedOut, errors, sources, unreadable };
+}
+
+/** ccx's `*ERROR` messages from `grep -A2` output: each with its indented continuation lines. */
+function errorMessages(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\s*\*ERROR/.test(line)) out.push(line.trim());
+    else if (out.length > 0 && /^ {5,}\S/.test(line)) out[out.length - 1] += ` ${line.trim()}`;
+  }
+  return [...new Set(out.map((e) => e.replace(/\s+/g, ' ')))];
+}
+
+/** One phrase for a solve that did not succeed: `ccx exit 201: *ERROR in nonlingeo: …`. */
+export function solveFailure(s: Solve, timeoutSec: number): string | null {
+  if (s.timedOut) return `ccx did not finish within ${timeoutSec} s`;
+  if (s.exitCode === 0) return null;
+  const why =
+    s.errors.slice(0, 2).join(' ') || (s.exitCode === null ? 'no exit status' : 'no *ERROR message');
+  return `ccx exit ${s.exitCode ?? '?'}: ${why.slice(0, 300)}`;
 }

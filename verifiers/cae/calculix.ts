@@ -1,242 +1,181 @@
 /**
- * `calculix.result`: reopens delivered CalculiX results (`.frd`, `.dat`, `.sta`) with its own
- * parsers and checks one quantity: `converged`, `max_displacement`, `displacement` (at the node
- * nearest a point, over a box or a `.dat` set), `max_von_mises` (from the six stress components),
- * `reaction`, `equilibrium` (|ΣRF + F| ≤ rel_tol·|F| with the applied load F from params) or
- * `frequency`. With `resolve: true` the deliverable is the `.inp`: it is solved again by `ccx` in a
- * fresh tool container and the new results are read, so a hand-edited result file cannot pass.
+ * `calculix.result`: one quantity of a CalculiX analysis — `converged`, `max_displacement`,
+ * `displacement` (at the node nearest a point, over a box or a `.dat` set), `max_von_mises`,
+ * `reaction`, `equilibrium` (|ΣRF + F| ≤ rel_tol·|F|) or `frequency` — judged on results ccx
+ * produced from the delivered deck, never on what a result file says about itself:
+ *
+ * 1. The deck (the deliverable itself when it is an `.inp`, else `deck`, by default the result
+ *    file's sibling `.inp`) is read with its `*INCLUDE`s, from the delivered files only, and
+ *    checked: steps, sets, loads, materials and supports (`deck-check.ts`).
+ * 2. It is solved again by ccx in a fresh tool container under `timeout_sec`.
+ * 3. A delivered `.frd`/`.dat`/`.sta` must be what that solve writes, value by value (within
+ *    `match_tol`); otherwise the verdict is "result file not produced by the solver from the
+ *    delivered deck", with the first difference and the quantity delivered vs re-solved.
+ * 4. A static solution that is a huge rigid-body motion is named singular (ccx exits 0 on it).
+ * 5. The quantity is measured on the fresh results.
+ *
+ * No deck delivered → a failing verdict saying so, unless the task opts out with
+ * `trust_results: true` (then the delivered file is read as it is, and the reason says so).
+ * The verdict channel (the job name and the exit-status line of the solve) is named with the
+ * verification's nonce.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import { ArtifactInvalidError, isArtifactInvalid, isVerifierTimeout } from '../errors.js';
-import { closeness, DEFAULT_CLOSENESS, relativeError } from '../score.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
-import { loadSource, resolveInp, type Sources } from './calculix-source.js';
-import { convergence, displacement, frequency, maxVonMises, reactionSum, type Measured } from './measure.js';
-import { ClosenessSchema, RangeSchema } from '../params.js';
+import { defineVerifier } from '../define.js';
+import { deliverablePath } from '../deliverable.js';
+import { ArtifactInvalidError, isArtifactInvalid } from '../errors.js';
+import { round } from '../judge-value.js';
+import type { Verdict } from '../types.js';
+import { expectedOf, judgeQuantity, tryMeasure, valuePair } from './calculix-judge.js';
+import { CalculixResultParams } from './calculix-params.js';
+import { loadSource, RESULT_EXTS, solveDeck, solveFailure, type Sources } from './calculix-source.js';
+import { checkDeck, type DeckReport } from './deck-check.js';
+import { loadDeck, type LoadedDeck } from './deck-load.js';
+import { describeMotion, rigidMotion } from './rigid.js';
+import { findBlock } from './frd-parse.js';
+import { compareResults } from './result-compare.js';
 
-/** Tool image with calculix-ccx. */
-export const CCX_IMAGE = 'engiloop/cli:latest';
-
-const vec3 = z.tuple([z.number(), z.number(), z.number()]);
-const where = {
-  /** Read at the node nearest this point (`.frd`). */
-  at: vec3.optional(),
-  /** Read over the nodes inside this box (`.frd`). */
-  region: z.object({ min: vec3, max: vec3 }).optional(),
-  /** Read the `.dat` table of this node/element set (upper or lower case). */
-  set: z.string().min(1).optional(),
-};
-
-/** Params of `calculix.result`. */
-export const CalculixResultParams = z
-  .object({
-    quantity: z.enum([
-      'converged',
-      'max_displacement',
-      'displacement',
-      'max_von_mises',
-      'reaction',
-      'equilibrium',
-      'frequency',
-    ]),
-    ...where,
-    /** Vector component read (`magnitude` by default). */
-    component: z.enum(['x', 'y', 'z', 'magnitude']).default('magnitude'),
-    /** Reduction over several nodes for `displacement`. Default `mean`. */
-    statistic: z.enum(['mean', 'max', 'min', 'max_abs']).default('mean'),
-    /** Result block counter (increment or mode) to read; default the last block. */
-    step: z.number().int().positive().optional(),
-    /** Mode number for `frequency` (1 = lowest). */
-    mode: z.number().int().positive().default(1),
-    /** Applied load [Fx, Fy, Fz] for `equilibrium`. */
-    applied: vec3.optional(),
-    /** Relative tolerance of `equilibrium` on |ΣRF + F| / |F|. Default 0.5 %. */
-    rel_tol: z.number().positive().default(0.005),
-    /** `converged`: the step time each step must reach, and how many steps there must be. */
-    step_time: z.number().positive().default(1),
-    min_steps: z.number().int().positive().default(1),
-    /** Inclusive range the value must fall in (a gate). */
-    range: RangeSchema.optional(),
-    /** Target value, scored by closeness of the relative error. */
-    target: z.number().optional(),
-    closeness: ClosenessSchema.default(DEFAULT_CLOSENESS),
-    /** Unit for readable reasons (`mm`, `MPa`, `N`, `Hz`). */
-    unit: z.string().default(''),
-    /** Re-solve the delivered `.inp` with ccx and read the fresh results. */
-    resolve: z.boolean().default(false),
-    image: z.string().default(CCX_IMAGE),
-    /** Time limit of a re-solve, in seconds. */
-    timeout_sec: z.number().positive().default(50),
-    /** Time limit of a parse, in seconds. */
-    parse_timeout_sec: z.number().positive().default(20),
-  })
-  .superRefine((p, ctx) => {
-    const valued = !['converged', 'equilibrium'].includes(p.quantity);
-    if (valued && (p.range === undefined) === (p.target === undefined))
-      ctx.addIssue({ code: 'custom', message: `${p.quantity} needs exactly one of range and target` });
-    if (p.quantity === 'equilibrium' && p.applied === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['applied'],
-        message: 'equilibrium needs the applied load [Fx, Fy, Fz]',
-      });
-    if (p.quantity === 'displacement' && p.at === undefined && p.region === undefined && p.set === undefined)
-      ctx.addIssue({ code: 'custom', message: 'displacement needs at, region or set' });
-  });
-export type CalculixResultParams = z.infer<typeof CalculixResultParams>;
+export { CalculixResultParams, CCX_IMAGE } from './calculix-params.js';
 
 /** The `calculix.result` verifier. */
-export const calculixResult: Verifier = {
+export const calculixResult = defineVerifier({
   name: 'calculix.result',
   description:
-    'Reopens CalculiX .frd/.dat/.sta (or re-solves the .inp with ccx): convergence, displacement, von Mises, reactions, equilibrium, frequency',
+    'Re-solves the delivered CalculiX deck with ccx (after checking its sets, loads, materials and supports), requires delivered .frd/.dat/.sta to match that solve, names singular models; then convergence, displacement, von Mises, reactions, equilibrium, frequency',
   params: CalculixResultParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = CalculixResultParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    const expected =
-      p.target ?? p.range ?? (p.quantity === 'converged' ? 'converged' : { applied: p.applied });
-    const fail = (reason: string): Verdict => ({
+  sealed: true,
+  async judge({ ctx, params: p, file, nonce }): Promise<Verdict> {
+    const limit = p.parse_timeout_sec * 1000;
+    const expected = expectedOf(p);
+    const fail = (reason: string, measured?: unknown): Verdict => ({
       passed: false,
       score: 0,
       expected,
-      reason: `${read.rel}: ${reason}`,
+      ...(measured === undefined ? {} : { measured }),
+      reason: `${file.rel}: ${reason}`,
     });
+    const ext = path.extname(file.rel).toLowerCase();
+    const isDeck = ext === '.inp';
+    if (!isDeck && !(RESULT_EXTS as readonly string[]).includes(ext))
+      throw new ArtifactInvalidError(
+        `${ext || 'no extension'}: not a CalculiX deck or result file (.inp, .frd, .dat, .sta)`,
+      );
+    if (p.trust_results) {
+      if (isDeck)
+        return fail(
+          'task error: trust_results: true, but the deliverable is the deck, which is always solved',
+        );
+      const src = loadSource(ext, file.bytes, limit);
+      return judgeQuantity(p, src, file.rel, 'read as delivered, not re-solved (trust_results: true)');
+    }
+    const deckRel = isDeck ? file.rel : (p.deck ?? sibling(file.rel));
+    if (isDeck && p.deck !== undefined && p.deck !== file.rel)
+      return fail(`task error: deck ${p.deck} given, but the deliverable is the deck ${file.rel} itself`);
+    const delivered = isDeck ? undefined : loadSource(ext, file.bytes, limit);
+    const of = isDeck ? '' : `the deck ${deckRel}: `;
+    if (!isDeck && !(await exists(ctx, deckRel)))
+      return fail(
+        `no deck to re-solve: ${deckRel} was not delivered. A result file counts only as the solve of the delivered deck that makes it; deliver the deck (named by \`deck\`), or set trust_results: true`,
+        delivered === undefined ? undefined : { delivered: tryMeasure(p, delivered) },
+      );
+    let loaded: LoadedDeck;
     try {
-      const ext = path.extname(read.rel).toLowerCase();
-      let src: Sources;
-      if (p.resolve) {
-        if (ext !== '.inp') return fail('resolve needs the .inp input deck as the deliverable');
-        const r = await resolveInp(ctx, read.path, p);
-        if ('failure' in r) return fail(r.failure);
-        src = r.sources;
-      } else if (ext === '.inp')
-        return fail('an .inp holds no results: deliver .frd/.dat/.sta, or set resolve: true');
-      else src = loadSource(ext, read.bytes, p.parse_timeout_sec * 1000);
-      return measureAndJudge(p, src, expected, read.rel + (p.resolve ? ' (re-solved with ccx)' : ''));
+      loaded = await loadDeck(ctx, deckRel, limit);
     } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err)) return fail(err.message);
+      if (isArtifactInvalid(err)) return fail(`${of}${err.message}`);
       throw err;
     }
+    const report = checkDeck(loaded.deck);
+    if (report.defects.length > 0) {
+      const more = report.defects.length > 3 ? `; and ${report.defects.length - 3} more` : '';
+      return fail(`${of}${report.defects.slice(0, 3).join('; ')}${more}`, {
+        deck: report.summary,
+        defects: report.defects.length,
+      });
+    }
+    const solve = await solveDeck(ctx, loaded, p, nonce);
+    const failure = solveFailure(solve, p.timeout_sec);
+    if (solve.timedOut) return fail(`re-solving ${deckRel}: ${failure}`, { deck: report.summary });
+    let note = `re-solved with ccx from ${deckRel}`;
+    if (delivered !== undefined) {
+      const cmp = compareResults(delivered, solve.sources, p.match_tol);
+      const pair = { delivered: tryMeasure(p, delivered), resolved: tryMeasure(p, solve.sources) };
+      if (!cmp.same)
+        return fail(
+          `result file not produced by the solver from the delivered deck ${deckRel} (${cmp.why}${failure ? `; the re-solve: ${failure}` : ''}${valuePair(p, pair.delivered, pair.resolved)})`,
+          pair,
+        );
+      note += `; the delivered ${path.posix.basename(file.rel)} matches it (${cmp.note})`;
+    }
+    if (failure !== null && p.quantity !== 'converged')
+      return fail(`re-solving ${deckRel} fails: ${failure}${unreadable(solve.unreadable)}`, {
+        deck: report.summary,
+      });
+    if (failure === null) {
+      const singular = singularReason(loaded, report, solve.sources);
+      if (singular !== null) return fail(singular.reason, singular.measured);
+    }
+    if (report.notes.length > 0) note += `; ${report.notes.join('; ')}`;
+    return judgeQuantity(p, solve.sources, file.rel, note, failure);
   },
-};
+});
 
-function measureAndJudge(p: CalculixResultParams, src: Sources, expected: unknown, file: string): Verdict {
-  const w = { at: p.at, region: p.region, set: p.set };
-  // prefer the .dat for set-based reads, the .frd for geometric ones
-  const field = (): NonNullable<Sources['frd']> | NonNullable<Sources['dat']> =>
-    p.set !== undefined ? (src.dat ?? missing('.dat', src)) : (src.frd ?? src.dat ?? missing('.frd', src));
-  switch (p.quantity) {
-    case 'converged': {
-      if (src.sta !== undefined) {
-        const c = convergence(src.sta, p.step_time, p.min_steps);
-        return binary(c.ok, c.steps, expected, 'step time reached', `${file}: ${c.text}`);
-      }
-      const f = src.frd ?? src.dat;
-      const n =
-        f === undefined ? 0 : 'blocks' in f ? f.blocks.length : f.tables.length + f.frequencies.length;
-      return binary(
-        n > 0,
-        n,
-        expected,
-        'at least one result',
-        `${file}: ${n} complete result block(s)/table(s) written`,
-      );
-    }
-    case 'max_displacement':
-      return valued(
-        p,
-        displacement(field(), { region: p.region, set: p.set }, p.component, 'max_abs', p.step),
-        file,
-        true,
-      );
-    case 'displacement':
-      return valued(p, displacement(field(), w, p.component, p.statistic, p.step), file);
-    case 'max_von_mises':
-      return valued(p, maxVonMises(field(), w, p.step), file);
-    case 'reaction': {
-      const r = reactionSum(field(), w, p.step);
-      const v =
-        p.component === 'magnitude' ? Math.hypot(...r.sum) : r.sum[{ x: 0, y: 1, z: 2 }[p.component]]!;
-      return valued(p, { value: v, source: `${r.source} = ${vec(r.sum)}` }, file);
-    }
-    case 'equilibrium': {
-      const r = reactionSum(field(), w, p.step);
-      const F = p.applied!;
-      const resid = r.sum.map((s, i) => s + F[i]!);
-      const rel = Math.hypot(...resid) / Math.max(Math.hypot(...F), 1e-30);
-      const ok = rel <= p.rel_tol;
-      return {
-        passed: ok,
-        score: ok ? 1 : 0,
-        measured: { reaction: r.sum.map(round), residual: round(rel) },
-        expected,
-        tolerance: { rel: p.rel_tol },
-        reason: `${file}: ΣRF ${vec(r.sum)} (${r.source}) + applied ${vec(F)} = ${vec(resid)}, ${pct(rel)} of |F| (allowed ${pct(p.rel_tol)}) → ${ok ? 'in equilibrium' : 'NOT in equilibrium'}`,
+/** `beam.frd` → `beam.inp`. */
+function sibling(rel: string): string {
+  const ext = path.posix.extname(rel);
+  return `${rel.slice(0, rel.length - ext.length)}.inp`;
+}
+
+async function exists(ctx: { artifactsDir: string }, rel: string): Promise<boolean> {
+  const host = deliverablePath(ctx, rel);
+  if (host === null) return false;
+  return (await stat(host).catch(() => null))?.isFile() ?? false;
+}
+
+const unreadable = (xs: string[]): string => (xs.length === 0 ? '' : ` (unreadable: ${xs.join('; ')})`);
+
+/** A static solution that is rigid-body motion: the reason and the measured values, or null. */
+function singularReason(
+  loaded: LoadedDeck,
+  report: DeckReport,
+  src: Sources,
+): { reason: string; measured: unknown } | null {
+  if (!loaded.deck.steps.some((s) => s.procedure === 'STATIC')) return null;
+  const u = displacementsOf(src);
+  if (u === null) return null;
+  const bad = rigidMotion(loaded.deck, report.parts, u).filter((m) => m.singular);
+  if (bad.length === 0) return null;
+  const m = bad[0]!;
+  const part =
+    report.parts.length > 1 ? ` (part ${report.parts.indexOf(m.part) + 1} of ${report.parts.length})` : '';
+  return {
+    reason: `singular model: the static solution of ${loaded.rel} is a rigid-body motion${part} — ${describeMotion(m)}: the supports do not hold the model (ccx exited 0 and printed "Job finished" all the same)`,
+    measured: {
+      max_displacement: round(m.maxU),
+      model_size: round(m.size),
+      deformation_share: round(m.deformShare),
+      nonfinite_nodes: m.nonFinite,
+    },
+  };
+}
+
+/** Node id → displacement from the last static DISP block of the `.frd`, else the `.dat` tables. */
+function displacementsOf(src: Sources): ((id: number) => readonly number[] | undefined) | null {
+  if (src.frd !== undefined) {
+    const statics = src.frd.blocks.filter((b) => b.name === 'DISP' && !/MODAL|BUCKL/i.test(b.analysis));
+    const b = statics.at(-1) ?? findBlock(src.frd, 'DISP');
+    if (b !== undefined && b.components.length >= 3) {
+      const nc = b.components.length;
+      const at = new Map(b.ids.map((id, k) => [id, k]));
+      return (id) => {
+        const k = at.get(id);
+        return k === undefined ? undefined : Array.from(b.values.subarray(k * nc, k * nc + 3));
       };
     }
-    case 'frequency':
-      return valued(p, frequency(src.dat ?? src.frd ?? missing('.dat', src), p.mode), file);
   }
+  const tables = src.dat?.tables.filter((t) => t.kind.startsWith('displacements')) ?? [];
+  if (tables.length === 0) return null;
+  const map = new Map<number, number[]>();
+  for (const t of tables) for (const r of t.rows) map.set(r.id, r.values);
+  return (id) => map.get(id);
 }
-
-function missing(what: string, src: Sources): never {
-  throw new ArtifactInvalidError(
-    `no ${what} result to read (have: ${Object.keys(src).join(', ') || 'nothing'})`,
-  );
-}
-
-function binary(
-  ok: boolean,
-  measured: unknown,
-  expected: unknown,
-  tolerance: string,
-  reason: string,
-): Verdict {
-  return {
-    passed: ok,
-    score: ok ? 1 : 0,
-    measured,
-    expected,
-    tolerance,
-    reason: `${reason} → ${ok ? 'passed' : 'failed'}`,
-  };
-}
-
-function valued(p: CalculixResultParams, m: Measured, file: string, absolute = false): Verdict {
-  const u = p.unit === '' ? '' : ` ${p.unit}`;
-  const v = absolute ? Math.abs(m.value) : m.value;
-  const name = `${p.quantity}${p.component !== 'magnitude' && p.quantity.includes('displacement') ? ` (${p.component})` : ''}`;
-  if (p.range !== undefined) {
-    const { min, max } = p.range;
-    const ok = (min === undefined || v >= min) && (max === undefined || v <= max);
-    const want = min === undefined ? `≤ ${max}` : max === undefined ? `≥ ${min}` : `in [${min}, ${max}]`;
-    return {
-      passed: ok,
-      score: ok ? 1 : 0,
-      measured: round(v),
-      expected: p.range,
-      tolerance: 'inclusive range',
-      reason: `${file}: ${name} = ${fmt(v)}${u} (${m.source}), required ${want}${u} → ${ok ? 'inside' : 'outside'} the range`,
-    };
-  }
-  const target = p.target!;
-  const err = relativeError(v, target);
-  const score = closeness(err, p.closeness);
-  return {
-    passed: score > 0,
-    score,
-    measured: round(v),
-    expected: target,
-    tolerance: { rel_full: p.closeness.full, rel_zero: p.closeness.zero },
-    reason: `${file}: ${name} = ${fmt(v)}${u} (${m.source}) vs target ${fmt(target)}${u}: ${pct(err)} off → score ${Number(score.toFixed(3))} (1 at ≤ ${pct(p.closeness.full)}, 0 at ≥ ${pct(p.closeness.zero)})`,
-  };
-}
-
-const round = (x: number): number => Number(x.toPrecision(8));
-const fmt = (x: number): string => String(Number(x.toPrecision(6)));
-const pct = (x: number): string => `${Number((100 * x).toPrecision(3))} %`;
-const vec = (v: readonly number[]): string => `[${v.map(fmt).join(', ')}]`;

@@ -6,6 +6,7 @@
  */
 import { ArtifactInvalidError } from '../errors.js';
 import { deadline } from '../timeout.js';
+import { ccxNumber } from './frd-parse.js';
 
 /** One `.dat` table. `total` tables (`TOTALS=YES`/`ONLY`) have one row with id 0. */
 export interface DatTable {
@@ -66,8 +67,9 @@ export function parseDat(text: string, limitMs: number): DatFile {
       continue;
     }
     const xs = line.trim().split(/\s+/);
-    const nums = xs.map(Number);
-    if (line.trim() === '' || nums.some((x) => !Number.isFinite(x))) {
+    const parsed = xs.map(ccxNumber);
+    const nums = parsed.map((x) => x ?? NaN);
+    if (line.trim() === '' || parsed.some((x) => x === undefined)) {
       if (line.trim() !== '' && current !== null && current.rows.length > 0) current = null;
       if (inEigen && /P A R T I C I P/.test(line)) inEigen = false;
       continue;

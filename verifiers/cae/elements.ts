@@ -83,3 +83,20 @@ function abaqus(name: string): ElementInfo | undefined {
 export function elementInfo(name: string): ElementInfo {
   return BY_GMSH_NAME.get(name) ?? abaqus(name) ?? { name, family: 'other', dim: 0, order: 0, nodes: 0 };
 }
+
+/** ccx's one- and two-node connector elements, which the family table does not name. */
+const CONNECTORS: Record<string, number> = {
+  SPRING1: 1,
+  SPRING2: 2,
+  SPRINGA: 2,
+  DASHPOTA: 2,
+  GAPUNI: 2,
+  MASS: 1,
+  DCOUP3D: 1,
+};
+
+/** Nodes an element of `type` has (`C3D10` → 10, `C3D20R` → 20), or 0 when the type is not known. */
+export function elementNodeCount(type: string): number {
+  const t = type.toUpperCase();
+  return CONNECTORS[t] ?? elementInfo(t).nodes;
+}

@@ -40,9 +40,8 @@ export function parseFrd(text: string, limitMs: number): FrdFile {
   let ended = false;
   let i = 1;
   const num = (s: string, line: number): number => {
-    const x = Number(s);
-    if (s.trim() === '' || !Number.isFinite(x))
-      throw new ArtifactInvalidError(`line ${line + 1}: "${s.trim()}" is not a number`);
+    const x = ccxNumber(s);
+    if (x === undefined) throw new ArtifactInvalidError(`line ${line + 1}: "${s.trim()}" is not a number`);
     return x;
   };
   while (i < lines.length) {
@@ -83,6 +82,18 @@ export function parseFrd(text: string, limitMs: number): FrdFile {
   if (!ended)
     throw new ArtifactInvalidError('truncated: no "9999" end marker (the solver did not finish writing)');
   return { nodes, blocks };
+}
+
+/**
+ * A number as ccx prints it, including the `NaN`/`Inf` a broken-down solve writes (kept, so a
+ * verdict can say so); `undefined` for anything else.
+ */
+export function ccxNumber(s: string): number | undefined {
+  const t = s.trim();
+  if (/^[+-]?nan$/i.test(t)) return NaN;
+  if (/^[+-]?inf(inity)?$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+  const x = Number(t);
+  return t === '' || !Number.isFinite(x) ? undefined : x;
 }
 
 /** Width of the node/element id field: 5 (short format 0) or 10 (long format 1); binary is refused. */

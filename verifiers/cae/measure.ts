@@ -4,6 +4,7 @@
  * does not hold what is asked (no DISP block, no node in the region, no table for the set, …).
  */
 import { ArtifactInvalidError } from '../errors.js';
+import { fmt, vec } from '../judge-value.js';
 import type { DatFile, DatTable, StaIncrement } from './dat-parse.js';
 import { findBlock, vonMises, type FrdBlock, type FrdFile } from './frd-parse.js';
 
@@ -215,6 +216,3 @@ export function convergence(
       : `${steps.length} step(s) completed, ${minSteps} required`;
   return { ok, text, steps: steps.length };
 }
-
-const fmt = (x: number): string => String(Number(x.toPrecision(6)));
-const vec = (v: readonly number[]): string => `[${v.map(fmt).join(', ')}]`;

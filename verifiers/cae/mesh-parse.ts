@@ -4,8 +4,10 @@
  * keep connectivity. A binary, truncated or malformed file throws `ArtifactInvalidError` naming the
  * line; a parse past its time limit throws `VerifierTimeoutError`.
  */
-import { ArtifactInvalidError } from '../errors.js';
+import { ArtifactInvalidError, isArtifactInvalid } from '../errors.js';
 import { deadline } from '../timeout.js';
+import { boxOf, setMembers } from './deck-model.js';
+import { parseDeck } from './deck-parse.js';
 import { elementInfo, gmshElementType, type ElementInfo } from './elements.js';
 
 /** A named group of the mesh: a gmsh physical group, or an Abaqus NSET / ELSET. */
@@ -44,10 +46,32 @@ export function meshDimension(summary: MeshSummary): number {
 /** Reads a mesh, choosing the reader by content. */
 export function parseMesh(text: string, limitMs: number): MeshSummary {
   const head = text.slice(0, 4096);
-  if (/^\s*\$MeshFormat/.test(head)) return parseMsh(text, limitMs);
+  if (/^\s*\$MeshFormat/.test(head)) {
+    try {
+      return parseMsh(text, limitMs);
+    } catch (err) {
+      // a file cut short shows up as whatever line it was cut in: name the cause instead
+      const cut = isArtifactInvalid(err) ? mshTruncation(text) : null;
+      throw cut === null ? err : new ArtifactInvalidError(`${cut} (${(err as Error).message})`);
+    }
+  }
   if (/^\s*\*(heading|node|include|element)\b/im.test(head) || /^\s*\*\*/.test(head))
     return parseInp(text, limitMs);
   throw new ArtifactInvalidError('not a mesh: no $MeshFormat (gmsh) or *NODE/*HEADING (Abaqus .inp) header');
+}
+
+/**
+ * A .msh ends with the `$End…` line of its last section. When it does not, the phrase naming the
+ * section it was cut in (`truncated: the file ends inside $Elements …`); otherwise null.
+ */
+function mshTruncation(text: string): string | null {
+  const body = text.trimEnd();
+  const lastHeader = body.lastIndexOf('\n$');
+  const tail = body.slice(lastHeader + 1);
+  if (/^\$End\w+$/.test(tail)) return null;
+  const lines = body.split('\n').length;
+  const open = [...body.matchAll(/^\$(?!End)(\w+)\s*$/gm)].at(-1)?.[1];
+  return `truncated: the file ends at line ${lines} inside ${open === undefined ? 'its first section' : `$${open}`} without $End${open ?? ''} (last line "${body.slice(body.lastIndexOf('\n') + 1).slice(0, 40)}")`;
 }
 
 class Lines {
@@ -96,6 +120,21 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
     const k = `${dim}:${tag}`;
     physSize.set(k, (physSize.get(k) ?? 0) + n);
   };
+  const tags = new Set<number>();
+  let sawElements = false;
+  const elementNodes = (id: number, type: string, ns: number[], line: number): void => {
+    const need = elementInfo(type).nodes;
+    if (need > 0 && ns.length !== need)
+      throw new ArtifactInvalidError(
+        `line ${line}: element ${id} (${type}) has ${ns.length} nodes, the type has ${need}`,
+      );
+    // nodes come before elements in every .msh gmsh writes
+    const undefinedNode = ns.find((n) => !tags.has(n));
+    if (undefinedNode !== undefined)
+      throw new ArtifactInvalidError(
+        `line ${line}: element ${id} (${type}) uses node ${undefinedNode}, which $Nodes does not define`,
+      );
+  };
   while (!L.done()) {
     const sec = L.next('section');
     if (!sec.startsWith('$')) continue;
@@ -129,7 +168,7 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
         const [nBlocks] = L.ints('$Nodes header', 4);
         for (let b = 0; b < nBlocks!; b++) {
           const [, , , n] = L.ints('node block header', 4);
-          for (let k = 0; k < n!; k++) L.next('node tag');
+          for (let k = 0; k < n!; k++) tags.add(Number(L.next('node tag')));
           for (let k = 0; k < n!; k++) {
             const xs = L.ints('node coordinates', 3);
             // parametric nodes carry u (v) after x y z on the same line: only x y z are read
@@ -141,17 +180,22 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
         const [n] = L.ints('$Nodes count');
         for (let k = 0; k < n!; k++) {
           const xs = L.ints('node', 4);
+          tags.add(xs[0]!);
           grow(box, xs[1]!, xs[2]!, xs[3]!);
         }
         nodes = n!;
       }
     } else if (name === 'Elements') {
+      sawElements = true;
       if (version >= 4) {
         const [nBlocks] = L.ints('$Elements header', 4);
         for (let b = 0; b < nBlocks!; b++) {
           const [dim, tag, type, n] = L.ints('element block header', 4);
           const t = gmshElementType(type!);
-          for (let k = 0; k < n!; k++) L.next('element');
+          for (let k = 0; k < n!; k++) {
+            const xs = L.ints('element', 2);
+            elementNodes(xs[0]!, t, xs.slice(1), L.line);
+          }
           byType[t] = (byType[t] ?? 0) + n!;
           for (const p of entityPhys.get(`${dim}:${tag}`) ?? []) addPhys(dim!, p, n!);
         }
@@ -160,6 +204,7 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
         for (let k = 0; k < n!; k++) {
           const xs = L.ints('element', 4);
           const t = gmshElementType(xs[1]!);
+          elementNodes(xs[0]!, t, xs.slice(3 + xs[2]!), L.line);
           byType[t] = (byType[t] ?? 0) + 1;
           if (xs[2]! >= 1) addPhys(elementInfo(t).dim, xs[3]!, 1);
         }
@@ -175,6 +220,7 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
   }
   if (version === 0) throw new ArtifactInvalidError('no $MeshFormat section');
   if (nodes === 0) throw new ArtifactInvalidError('the mesh has no nodes');
+  if (!sawElements) throw new ArtifactInvalidError('the .msh has no $Elements section');
   const groups: MeshGroup[] = [...physNames.entries()].map(([k, v]) => ({
     name: v.name,
     kind: 'physical',
@@ -185,81 +231,24 @@ function parseMsh(text: string, limitMs: number): MeshSummary {
 }
 
 function parseInp(text: string, limitMs: number): MeshSummary {
-  const L = new Lines(text, limitMs);
-  let nodes = 0;
-  const byType: Record<string, number> = {};
-  const groups = new Map<string, MeshGroup>();
-  const box = newBox();
-  let mode:
-    | { kind: 'node' }
-    | { kind: 'element'; type: string; elset?: string }
-    | { kind: 'set'; g: MeshGroup; generate: boolean }
-    | null = null;
-  let continuation = false;
-  while (!L.done()) {
-    const line = L.next('keyword or data line');
-    if (line === '' || line.startsWith('**')) continue;
-    if (line.startsWith('*')) {
-      continuation = false;
-      const kw = keyword(line);
-      if (kw.name === 'NODE') mode = { kind: 'node' };
-      else if (kw.name === 'ELEMENT') {
-        const type = kw.opts['TYPE'];
-        if (type === undefined) throw new ArtifactInvalidError(`line ${L.line}: *ELEMENT without TYPE=`);
-        mode = { kind: 'element', type, ...(kw.opts['ELSET'] ? { elset: kw.opts['ELSET'] } : {}) };
-      } else if (kw.name === 'NSET' || kw.name === 'ELSET') {
-        const name = kw.opts[kw.name];
-        if (name === undefined) throw new ArtifactInvalidError(`line ${L.line}: *${kw.name} without a name`);
-        const kind = kw.name === 'NSET' ? 'nset' : 'elset';
-        const key = `${kind}:${name.toUpperCase()}`;
-        const g = groups.get(key) ?? { name, kind, size: 0 };
-        groups.set(key, g);
-        mode = { kind: 'set', g, generate: 'GENERATE' in kw.opts };
-      } else mode = null;
-      continue;
-    }
-    if (mode === null) continue;
-    const fields = line.split(',').map((s) => s.trim());
-    if (mode.kind === 'node') {
-      const xs = fields.slice(0, 4).map(Number);
-      if (xs.length < 3 || xs.some((x) => !Number.isFinite(x)))
-        throw new ArtifactInvalidError(`line ${L.line}: malformed node "${line.slice(0, 60)}"`);
-      grow(box, xs[1]!, xs[2]!, xs[3] ?? 0);
-      nodes++;
-    } else if (mode.kind === 'element') {
-      // long elements continue on the next line after a trailing comma
-      if (!continuation) {
-        byType[mode.type] = (byType[mode.type] ?? 0) + 1;
-        if (mode.elset !== undefined) {
-          const key = `elset:${mode.elset.toUpperCase()}`;
-          const g = groups.get(key) ?? { name: mode.elset, kind: 'elset' as const, size: 0 };
-          g.size++;
-          groups.set(key, g);
-        }
-      }
-      continuation = line.endsWith(',');
-    } else if (mode.generate) {
-      const [a, b, step] = fields.map(Number);
-      mode.g.size += Math.max(0, Math.floor(((b ?? a ?? 0) - (a ?? 0)) / (step || 1)) + 1);
-    } else mode.g.size += fields.filter((f) => f !== '').length;
-  }
-  if (nodes === 0) throw new ArtifactInvalidError('the .inp has no *NODE data');
-  return { format: 'inp', nodes, elementsByType: byType, groups: [...groups.values()], bbox: finish(box) };
-}
-
-/** Splits `*ELEMENT, type=C3D10, ELSET=Volume1` into a name and upper-cased option keys. */
-export function keyword(line: string): { name: string; opts: Record<string, string> } {
-  const parts = line
-    .slice(1)
-    .split(',')
-    .map((s) => s.trim());
-  const opts: Record<string, string> = {};
-  for (const p of parts.slice(1)) {
-    const eq = p.indexOf('=');
-    if (eq < 0) opts[p.toUpperCase()] = '';
-    else opts[p.slice(0, eq).trim().toUpperCase()] = p.slice(eq + 1).trim();
-  }
-  return { name: (parts[0] ?? '').toUpperCase(), opts };
+  const deck = parseDeck({ rel: '', text }, null, limitMs);
+  if (deck.nodes.size === 0) throw new ArtifactInvalidError('the .inp has no *NODE data');
+  if (deck.meshProblems.length > 0)
+    throw new ArtifactInvalidError(
+      deck.meshProblems[0]! +
+        (deck.meshProblems.length > 1 ? ` (and ${deck.meshProblems.length - 1} more defects)` : ''),
+    );
+  const groups: MeshGroup[] = [];
+  for (const kind of ['nset', 'elset'] as const)
+    for (const g of (kind === 'nset' ? deck.nsets : deck.elsets).values())
+      groups.push({ name: g.name, kind, size: setMembers(deck, kind, g.name)?.size ?? 0 });
+  return {
+    format: 'inp',
+    nodes: deck.nodes.size,
+    elementsByType: deck.elementsByType,
+    groups,
+    bbox: boxOf(deck.nodes.values()),
+  };
 }
 
 type Box = { min: [number, number, number]; max: [number, number, number] };

@@ -6,9 +6,9 @@
  * must hold; the reason lists each one.
  */
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { vec } from '../judge-value.js';
+import type { Verdict } from '../types.js';
 import type { ElementFamily } from './elements.js';
 import { elementsOfDim, meshDimension, parseMesh, type MeshSummary } from './mesh-parse.js';
 
@@ -39,26 +39,17 @@ export const MeshCheckParams = z.object({
 export type MeshCheckParams = z.infer<typeof MeshCheckParams>;
 
 /** The `mesh.check` verifier. */
-export const meshCheck: Verifier = {
+export const meshCheck = defineVerifier({
   name: 'mesh.check',
   description:
-    'Reopens a gmsh .msh (v4/v2 ASCII) or Abaqus .inp mesh: counts, element family/order, named groups, bbox',
+    'Reopens a gmsh .msh (v4/v2 ASCII) or Abaqus .inp mesh: counts, element family/order, named groups, bbox; names truncated files, short elements and undefined nodes',
   params: MeshCheckParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = MeshCheckParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    let m: MeshSummary;
-    try {
-      m = parseMesh(read.bytes.toString('latin1'), p.parse_timeout_sec * 1000);
-    } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err))
-        return { passed: false, score: 0, reason: `${read.rel}: ${err.message}` };
-      throw err;
-    }
-    return judge(read.rel, p, m);
+  judge({ params: p, file }): Verdict {
+    // a corrupt or truncated file throws ArtifactInvalidError: defineVerifier makes it the verdict
+    const m = parseMesh(file.bytes.toString('latin1'), p.parse_timeout_sec * 1000);
+    return judge(file.rel, p, m);
   },
-};
+});
 
 interface Check {
   ok: boolean;
@@ -98,7 +89,7 @@ function judge(file: string, p: MeshCheckParams, m: MeshSummary): Verdict {
       text:
         found.length === 0
           ? `group "${g}" missing`
-          : `group "${g}" ${found.map((x) => `${x.kind}${x.dim === undefined ? '' : ` dim ${x.dim}`}`).join('+')} with ${size} members`,
+          : `group "${g}" ${found.map((x) => `${x.kind}${x.dim === undefined ? '' : ` dim ${x.dim}`}`).join('+')} ${size === 0 ? 'is empty' : `with ${size} members`}`,
     });
   }
   if (p.bbox) {
@@ -151,6 +142,3 @@ function judge(file: string, p: MeshCheckParams, m: MeshSummary): Verdict {
           : `FAILED ${failed.map((c) => c.text).join('; ')}`),
   };
 }
-
-const fmt = (x: number): string => String(Number(x.toPrecision(6)));
-const vec = (v: readonly number[]): string => `[${v.map(fmt).join(', ')}]`;

@@ -6,8 +6,10 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { fmt, judgeValue } from '../judge-value.js';
+import { DEFAULT_CLOSENESS } from '../score.js';
+import type { Verdict } from '../types.js';
 import { lookup, parseCsvTable, type Found } from './lookup.js';
 
 /** One value to check. Give `expected` (with a tolerance), or `min`/`max`, or both. */
@@ -60,26 +62,23 @@ interface Check {
   path: string;
   ok: boolean;
   measured: number | null;
-  /** Why it failed, or the comparison made. */
+  /** The comparison made, or why the value could not be compared. */
   detail: string;
 }
 
 /** The `data.values` verifier. */
-export const dataValues: Verifier = {
+export const dataValues = defineVerifier({
   name: 'data.values',
   description:
     'Reopens a JSON or CSV deliverable and compares named values (JSON pointer or dotted path) with expected numbers within abs/rel tolerances or ranges',
   params: DataValuesParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = DataValuesParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    const fail = (reason: string): Verdict => ({ passed: false, score: 0, reason: `${read.rel}: ${reason}` });
-    if (read.bytes.length > p.max_mb * 1024 * 1024)
-      return fail(`${(read.bytes.length / 1048576).toFixed(1)} MB is larger than max_mb ${p.max_mb}`);
-    const ext = path.extname(read.rel).toLowerCase();
+  judge({ params: p, file }): Verdict {
+    const fail = (reason: string): Verdict => ({ passed: false, score: 0, reason: `${file.rel}: ${reason}` });
+    if (file.bytes.length > p.max_mb * 1024 * 1024)
+      return fail(`${(file.bytes.length / 1048576).toFixed(1)} MB is larger than max_mb ${p.max_mb}`);
+    const ext = path.extname(file.rel).toLowerCase();
     const csv = p.format === 'csv' || (p.format === 'auto' && (ext === '.csv' || ext === '.tsv'));
-    const text = read.bytes.toString('utf8').replace(/^\uFEFF/, '');
+    const text = file.bytes.toString('utf8').replace(/^\uFEFF/, '');
     let doc: unknown;
     if (csv) {
       const table = parseCsvTable(text, p.delimiter ?? (ext === '.tsv' ? '\t' : ','), p.csv_key);
@@ -92,7 +91,7 @@ export const dataValues: Verifier = {
         return fail(`not valid JSON: ${(err as Error).message}`);
       }
     }
-    const checks = p.values.map((spec) => judge(spec, lookup(doc, spec.path, csv), p));
+    const checks = p.values.map((spec) => judgeOne(spec, lookup(doc, spec.path, csv), p));
     const bad = checks.filter((c) => !c.ok);
     const passed = bad.length === 0;
     return {
@@ -102,13 +101,13 @@ export const dataValues: Verifier = {
       expected: Object.fromEntries(p.values.map((v) => [v.path, expectation(v, p)])),
       tolerance: { abs_tol: p.abs_tol, rel_tol: p.rel_tol },
       reason:
-        `${read.rel} (${csv ? 'CSV' : 'JSON'}): ${checks.length - bad.length}/${checks.length} value(s) match` +
+        `${file.rel} (${csv ? 'CSV' : 'JSON'}): ${checks.length - bad.length}/${checks.length} value(s) match` +
         (passed
           ? `: ${checks.map((c) => c.detail).join('; ')}`
-          : `; mismatches: ${bad.map((c) => c.detail).join('; ')}`),
+          : `; ${bad.length} mismatch${bad.length === 1 ? '' : 'es'}: ${bad.map((c) => c.detail).join('; ')}`),
     };
   },
-};
+});
 
 /** `expected ± tol` or `[min, max]`, for the verdict's `expected`. */
 function expectation(v: DataValueSpec, p: DataValuesParams): unknown {
@@ -124,12 +123,10 @@ function allowed(v: DataValueSpec, p: DataValuesParams): number {
   return Math.max(v.abs_tol ?? p.abs_tol, (v.rel_tol ?? p.rel_tol) * Math.abs(v.expected ?? 0));
 }
 
-const fmt = (x: number): string => String(Number(x.toPrecision(10)));
-
 /** Factors a value in the wrong unit is off by (10³ mm/m, 10⁶ mm²/m², 10⁹ mm³/m³, 25.4 mm/in, 100 cm/m). */
 const UNIT_FACTORS = [1e3, 1e6, 1e9, 25.4, 100];
 
-/** ` (×1000: a unit mix-up?)` when `x` is `expected` times a usual unit factor, else ``. */
+/** `; ×1000: a unit mix-up?` when `x` is `expected` times a usual unit factor, else ``. */
 function unitHint(x: number, expected: number): string {
   if (expected === 0 || x === 0) return '';
   const r = x / expected;
@@ -138,31 +135,43 @@ function unitHint(x: number, expected: number): string {
       [f, `×${fmt(f)}`],
       [1 / f, `÷${fmt(f)}`],
     ] as const)
-      if (Math.abs(r / k - 1) < 1e-3) return ` (${label}: a unit mix-up?)`;
+      if (Math.abs(r / k - 1) < 1e-3) return `; ${label}: a unit mix-up?`;
   return '';
 }
 
-function judge(v: DataValueSpec, found: Found, p: DataValuesParams): Check {
+/**
+ * Judges one value with the shared `judgeValue` (an inclusive range: `expected ± tol`, intersected
+ * with `min`/`max`), and says it the way a take-off is read: `wall_area = 96 m², expected 93.9 ±
+ * 0.01 m² (off by 2.1 m²)`.
+ */
+function judgeOne(v: DataValueSpec, found: Found, p: DataValuesParams): Check {
   const u = v.unit ? ` ${v.unit}` : '';
   if (!found.ok) return { path: v.path, ok: false, measured: null, detail: `${v.path}: ${found.why}` };
   const x = found.value;
+  const tol = v.expected === undefined ? 0 : allowed(v, p);
+  const lo = [v.expected === undefined ? undefined : v.expected - tol, v.min].filter((n) => n !== undefined);
+  const hi = [v.expected === undefined ? undefined : v.expected + tol, v.max].filter((n) => n !== undefined);
+  const range = {
+    ...(lo.length > 0 ? { min: Math.max(...lo) } : {}),
+    ...(hi.length > 0 ? { max: Math.min(...hi) } : {}),
+  };
+  const verdict = judgeValue(v.path, x, { range, closeness: DEFAULT_CLOSENESS, unit: v.unit ?? '' });
   const bad: string[] = [];
   let want = '';
   if (v.expected !== undefined) {
-    const tol = allowed(v, p);
     want = `${fmt(v.expected)}${tol > 0 ? ` ± ${fmt(tol)}` : ''}${u}`;
-    if (!(Math.abs(x - v.expected) <= tol)) bad.push(`expected ${want}${unitHint(x, v.expected)}`);
+    const off = Math.abs(x - v.expected);
+    if (off > tol) bad.push(`expected ${want} (off by ${fmt(off)}${u}${unitHint(x, v.expected)})`);
   }
   if (v.min !== undefined && !(x >= v.min)) bad.push(`below min ${fmt(v.min)}${u}`);
   if (v.max !== undefined && !(x <= v.max)) bad.push(`above max ${fmt(v.max)}${u}`);
-  const range = v.min !== undefined || v.max !== undefined ? ` in [${v.min ?? '−∞'}, ${v.max ?? '∞'}]` : '';
+  const inRange = v.min !== undefined || v.max !== undefined ? ` in [${v.min ?? '−∞'}, ${v.max ?? '∞'}]` : '';
   return {
     path: v.path,
-    ok: bad.length === 0,
+    ok: verdict.passed,
     measured: x,
-    detail:
-      bad.length === 0
-        ? `${v.path} = ${fmt(x)}${u}${want ? ` (${want})` : ''}${range}`
-        : `${v.path} = ${fmt(x)}, ${bad.join(', ')}`,
+    detail: verdict.passed
+      ? `${v.path} = ${fmt(x)}${u}${want ? ` (${want})` : ''}${inRange}`
+      : `${v.path} = ${fmt(x)}${u}, ${bad.length > 0 ? bad.join(', ') : verdict.reason}`,
   };
 }

@@ -9,9 +9,10 @@
  */
 import parse, { type SExpr } from 's-expression';
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import { ArtifactInvalidError, isArtifactInvalid } from '../errors.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { ArtifactInvalidError } from '../errors.js';
+import type { Verdict } from '../types.js';
+import { atom, children, head, isList, round3 } from './sexpr.js';
 
 const pin = z.string().regex(/^[^.\s]+\.[^.\s]+$/, 'a pin such as R1.2');
 
@@ -64,16 +65,11 @@ export interface KicadNetlist {
   nets: { name: string; pins: string[] }[];
 }
 
-const atom = (x: SExpr | undefined): string | undefined =>
-  x === undefined || Array.isArray(x) ? undefined : String(x);
-const isList = (x: SExpr | undefined): x is SExpr[] => Array.isArray(x);
-const head = (x: SExpr | undefined): string | undefined => (isList(x) ? atom(x[0]) : undefined);
-const children = (x: SExpr[], name: string): SExpr[][] => x.filter((c): c is SExpr[] => head(c) === name);
 const field = (x: SExpr[] | undefined, name: string): string | undefined =>
   x === undefined ? undefined : atom(children(x, name)[0]?.[1]);
 
 /** Parses KiCad netlist text. Throws `ArtifactInvalidError` for anything else. */
-export function readKicadNetlist(text: string, label: string): KicadNetlist {
+export function readKicadNetlist(text: string): KicadNetlist {
   if (!/^\s*\(export\b/.test(text)) {
     const t = text.trimStart();
     const seen = t.startsWith('( {')
@@ -81,17 +77,12 @@ export function readKicadNetlist(text: string, label: string): KicadNetlist {
       : /^(\*|\.title)/i.test(t)
         ? ' (it looks like a SPICE netlist: export from the KiCad tab)'
         : '';
-    throw new ArtifactInvalidError(
-      `${label} is not a KiCad netlist: it does not start with "(export"${seen}`,
-    );
+    throw new ArtifactInvalidError(`is not a KiCad netlist: it does not start with "(export"${seen}`);
   }
   const tree = parse(text);
   if (tree instanceof Error)
-    throw new ArtifactInvalidError(
-      `${label} is not a valid S-expression (truncated or corrupt): ${tree.message}`,
-    );
-  if (!isList(tree) || head(tree) !== 'export')
-    throw new ArtifactInvalidError(`${label} is not a KiCad netlist`);
+    throw new ArtifactInvalidError(`is not a valid S-expression (truncated or corrupt): ${tree.message}`);
+  if (!isList(tree) || head(tree) !== 'export') throw new ArtifactInvalidError('is not a KiCad netlist');
   const components = children(children(tree, 'components')[0] ?? [], 'comp').map((c) => {
     const lib = children(c, 'libsource')[0];
     return {
@@ -206,22 +197,13 @@ interface Check {
 }
 
 /** The `kicad.netlist` verifier. */
-export const kicadNetlist: Verifier = {
+export const kicadNetlist = defineVerifier({
   name: 'kicad.netlist',
   description:
     'Checks a KiCad schematic netlist export (.net): components (value, footprint, library part) and connectivity as pin-pair F1',
   params: KicadNetlistParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = KicadNetlistParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    let net: KicadNetlist;
-    try {
-      net = readKicadNetlist(read.bytes.toString('utf8'), read.rel);
-    } catch (err) {
-      if (isArtifactInvalid(err)) return { passed: false, score: 0, reason: err.message };
-      throw err;
-    }
+  judge({ params: p, file }): Verdict {
+    const net = readKicadNetlist(file.bytes.toString('utf8'));
     const checks: Check[] = [];
     if (p.components !== undefined) checks.push(componentsCheck(p.components, net));
     if (p.connectivity !== undefined) checks.push(connectivityCheck(p.connectivity, net));
@@ -239,10 +221,10 @@ export const kicadNetlist: Verifier = {
         ...(p.connectivity ? { connectivity: p.connectivity.nets } : {}),
       },
       ...(p.connectivity ? { tolerance: { min_f1: p.connectivity.min_f1 } } : {}),
-      reason: `${read.rel} (KiCad netlist version ${net.version}, ${net.components.length} component(s), ${net.nets.length} net(s)): ${checks.map((c) => `${c.passed ? 'ok' : 'FAIL'} ${c.detail}`).join('; ')}${hint}`,
+      reason: `${file.rel} (KiCad netlist version ${net.version}, ${net.components.length} component(s), ${net.nets.length} net(s)): ${checks.map((c) => `${c.passed ? 'ok' : 'FAIL'} ${c.detail}`).join('; ')}${hint}`,
     };
   },
-};
+});
 
 function componentsCheck(c: NonNullable<KicadNetlistParams['components']>, net: KicadNetlist): Check {
   const byRef = new Map(net.components.map((x) => [x.ref, x]));
@@ -282,7 +264,6 @@ function componentsCheck(c: NonNullable<KicadNetlistParams['components']>, net: 
 
 function connectivityCheck(c: NonNullable<KicadNetlistParams['connectivity']>, net: KicadNetlist): Check {
   const m = comparePinPairs(c.nets, net.nets);
-  const r3 = (x: number): number => Number(x.toFixed(3));
   const passed = m.f1 >= c.min_f1;
   const why = [
     m.missing.length > 0 ? `missing connections: ${m.missing.slice(0, 3).join(', ')}` : '',
@@ -294,13 +275,13 @@ function connectivityCheck(c: NonNullable<KicadNetlistParams['connectivity']>, n
     passed,
     score: m.f1,
     measured: {
-      f1: r3(m.f1),
-      precision: r3(m.precision),
-      recall: r3(m.recall),
+      f1: round3(m.f1),
+      precision: round3(m.precision),
+      recall: round3(m.recall),
       missing: m.missing,
       extra: m.extra,
       absent: m.absent,
     },
-    detail: `connectivity pin-pair F1 ${r3(m.f1)} (P ${r3(m.precision)}, R ${r3(m.recall)}; need ≥ ${c.min_f1})${why.length > 0 ? `; ${why.join('; ')}` : ''}`,
+    detail: `connectivity pin-pair F1 ${round3(m.f1)} (P ${round3(m.precision)}, R ${round3(m.recall)}; need ≥ ${c.min_f1})${why.length > 0 ? `; ${why.join('; ')}` : ''}`,
   };
 }

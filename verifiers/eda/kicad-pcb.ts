@@ -6,6 +6,7 @@
  */
 import parse, { type SExpr } from 's-expression';
 import { ArtifactInvalidError } from '../errors.js';
+import { atom, child, children, head, isList } from './sexpr.js';
 
 /** What `readKicadPcb` gives. */
 export interface KicadBoardFacts {
@@ -18,26 +19,28 @@ export interface KicadBoardFacts {
   outline: { minX: number; minY: number; maxX: number; maxY: number } | undefined;
   tracks: number;
   vias: number;
+  /** Net classes defined in the board file itself (KiCad 5's place for them; KiCad 6 keeps them in the project). */
+  netClasses: { name: string; rules: Record<string, number> }[];
 }
 
-const atom = (x: SExpr | undefined): string | undefined =>
-  x === undefined || Array.isArray(x) ? undefined : String(x);
-const isList = (x: SExpr | undefined): x is SExpr[] => Array.isArray(x);
-const head = (x: SExpr | undefined): string | undefined => (isList(x) ? atom(x[0]) : undefined);
-const children = (x: SExpr[], name: string): SExpr[][] => x.filter((c): c is SExpr[] => head(c) === name);
-const child = (x: SExpr[], name: string): SExpr[] | undefined => children(x, name)[0];
+/** KiCad's default net class rules, in mm: what DRC checks against when the board brings none. */
+export const DEFAULT_NET_CLASS: Readonly<Record<string, number>> = {
+  clearance: 0.2,
+  trace_width: 0.25,
+  via_dia: 0.8,
+  via_drill: 0.4,
+  uvia_dia: 0.3,
+  uvia_drill: 0.1,
+};
 
 /** Parses board text. Throws `ArtifactInvalidError` for text that is not a KiCad board. */
-export function readKicadPcb(text: string, label: string): KicadBoardFacts {
+export function readKicadPcb(text: string): KicadBoardFacts {
   if (!/^\s*\(kicad_pcb\b/.test(text))
-    throw new ArtifactInvalidError(`${label} is not a KiCad board: it does not start with "(kicad_pcb"`);
+    throw new ArtifactInvalidError('is not a KiCad board: it does not start with "(kicad_pcb"');
   const tree = parse(text);
   if (tree instanceof Error)
-    throw new ArtifactInvalidError(
-      `${label} is not a valid S-expression (truncated or corrupt): ${tree.message}`,
-    );
-  if (!isList(tree) || head(tree) !== 'kicad_pcb')
-    throw new ArtifactInvalidError(`${label} is not a KiCad board`);
+    throw new ArtifactInvalidError(`is not a valid S-expression (truncated or corrupt): ${tree.message}`);
+  if (!isList(tree) || head(tree) !== 'kicad_pcb') throw new ArtifactInvalidError('is not a KiCad board');
   const version = atom(child(tree, 'version')?.[1]) ?? '?';
   const layers = child(tree, 'layers') ?? [];
   const copperLayers = layers
@@ -98,7 +101,37 @@ export function readKicadPcb(text: string, label: string): KicadBoardFacts {
     outline,
     tracks: children(tree, 'segment').length + children(tree, 'arc').length,
     vias: children(tree, 'via').length,
+    netClasses: children(tree, 'net_class').map((nc) => ({
+      name: atom(nc[1]) ?? '?',
+      rules: Object.fromEntries(
+        nc
+          .filter(isList)
+          .map((r) => [head(r) ?? '', Number(atom(r[1]))] as const)
+          .filter(([k, v]) => k in DEFAULT_NET_CLASS && Number.isFinite(v)),
+      ),
+    })),
   };
+}
+
+/** The board text without its top-level `(net_class …)` blocks, so DRC uses KiCad's default rules. */
+export function withoutNetClasses(text: string): string {
+  let out = '';
+  let i = 0;
+  for (;;) {
+    const at = text.indexOf('(net_class', i);
+    if (at < 0) return out + text.slice(i);
+    out += text.slice(i, at);
+    let depth = 0;
+    let j = at;
+    let quoted = false;
+    for (; j < text.length; j++) {
+      const c = text[j];
+      if (c === '"' && text[j - 1] !== '\\') quoted = !quoted;
+      else if (!quoted && c === '(') depth++;
+      else if (!quoted && c === ')' && --depth === 0) break;
+    }
+    i = j + 1;
+  }
 }
 
 /** Nets as sets of pins (`R1.2`), from a board; pads without a net are left out. */

@@ -1,33 +1,41 @@
 /**
  * `verilog.testbench`: compiles the delivered design with a hidden testbench from the task folder
  * (never copied into the agent's sandbox) using iverilog, runs it with vvp in a fresh tool
- * container, and counts the testbench's `PASS n` / `FAIL n` lines or its final `RESULT passed/total`.
+ * container, and counts the testbench's checks.
+ *
+ * The deliverable is hostile input. Before anything runs, the design is scanned (`verilog-scan.ts`)
+ * and refused for hierarchical references out of its own modules, `bind`, `` `include ``, and
+ * system tasks outside a small allowlist; then it is compiled on its own, and refused when a name
+ * in it does not bind there (it would have bound into the testbench). The testbench is sealed for
+ * this verification (`verilog-bench.ts`): its modules and its `PASS` / `FAIL` / `RESULT` tokens carry
+ * the nonce, so a design can neither name it nor print a line the verdict reads, and any `FAIL`
+ * line fails the checks whatever a `RESULT` line says.
  */
-import { access } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { taskFile } from '../params.js';
+import type { ToolResult, Verdict } from '../types.js';
 import { CLI_IMAGE } from './ngspice.js';
-
-const relPath = z
-  .string()
-  .min(1)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a path inside the task folder');
+import { countChecks, readBenchOutput, sealTestbench } from './verilog-bench.js';
+import { scanDesign } from './verilog-scan.js';
 
 /** Params of `verilog.testbench`. */
 export const VerilogTestbenchParams = z.object({
   /** Testbench path relative to the task folder, e.g. `hidden/tb_counter.v`. */
-  testbench: relPath,
-  /** Top module of the simulation (the testbench module). */
+  testbench: taskFile(),
+  /** Top module of the simulation (the testbench module, as the testbench names it). */
   top: z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]*$/, 'a Verilog identifier'),
-  /** Fraction of checks that must pass. Default 1: all of them. */
+  /** Fraction of checks that must pass. Default 1: all of them (then any FAIL line fails). */
   min_fraction: z.number().min(0).max(1).default(1),
   /** Language generation passed to iverilog (`-g`). */
   generation: z.enum(['2001', '2005', '2009', '2012']).default('2012'),
   /**
    * Let the design call system tasks that print or end the simulation (`$display`, `$finish`, …).
-   * Default false: the testbench's output is the verdict, so a design that prints could forge it.
+   * Default false. Either way the verdict reads only the testbench's sealed lines, and a testbench
+   * that prints a `RESULT` line must reach it (a design's early `$finish` fails the run).
    */
   design_may_print: z.boolean().default(false),
   image: z.string().default(CLI_IMAGE),
@@ -35,135 +43,159 @@ export const VerilogTestbenchParams = z.object({
 });
 export type VerilogTestbenchParams = z.infer<typeof VerilogTestbenchParams>;
 
-const TB = 'engiloop_tb.v';
-const COMPILE_FAILED = '@@ENGILOOP-COMPILE-FAILED@@';
-
 /** The `verilog.testbench` verifier. */
-export const verilogTestbench: Verifier = {
+export const verilogTestbench = defineVerifier({
   name: 'verilog.testbench',
-  description: 'Compiles a Verilog design with a hidden testbench (iverilog + vvp) and counts passing checks',
+  description:
+    'Compiles a Verilog design with a hidden testbench (iverilog + vvp), sealed per run, and counts passing checks; refuses designs that reach into the testbench',
   params: VerilogTestbenchParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = VerilogTestbenchParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    const tb = path.join(ctx.taskDir, p.testbench);
-    if (
-      !(await access(tb).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return {
-        passed: false,
-        score: 0,
-        reason: `task error: testbench ${p.testbench} is not in the task folder`,
-      };
-    if (!p.design_may_print) {
-      const call = printingCall(read.bytes.toString('utf8'));
-      if (call)
-        return {
-          passed: false,
-          score: 0,
-          reason: `${read.rel} calls ${call.task} (line ${call.line}): the hidden testbench's output is the verdict, so the design may not print or end the simulation; remove the call`,
-        };
-    }
-    const design = path.basename(read.rel) === TB ? 'design.v' : path.basename(read.rel);
-    const command = [
-      `iverilog -g${p.generation} -s ${p.top} -o engiloop_sim ${TB} ${design} 2> compile.log`,
-      `|| { echo ${COMPILE_FAILED}; cat compile.log; exit 3; }`,
-      '; vvp -n engiloop_sim',
-    ].join(' ');
-    const res = await ctx.runTool(
-      {
-        image: p.image,
-        command,
-        files: [
-          { hostPath: tb, dest: TB },
-          { hostPath: read.path, dest: design },
-        ],
-        timeoutMs: p.timeout_sec * 1000,
-      },
-      ctx.signal,
-    );
+  sealed: true,
+  async judge({ ctx, params: p, file, nonce }): Promise<Verdict> {
+    const seal = nonce.toLowerCase().replace(/[^0-9a-z]/g, '');
     const expected = { min_fraction: p.min_fraction };
-    if (res.stdout.includes(COMPILE_FAILED)) {
-      const log = res.stdout.slice(res.stdout.indexOf(COMPILE_FAILED) + COMPILE_FAILED.length);
-      const first = log
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l.length > 0)
-        .slice(0, 4)
-        .join(' | ');
-      return {
-        passed: false,
-        score: 0,
-        expected,
-        reason: `${read.rel} does not compile with the testbench: ${first}`,
-      };
-    }
-    if (res.timedOut)
-      return {
-        passed: false,
-        score: 0,
-        expected,
-        reason: `simulation of ${read.rel} timed out after ${p.timeout_sec} s`,
-      };
-    const counts = countResults(res.stdout);
-    if (counts.total === 0) {
-      const tail = `${res.stderr}\n${res.stdout}`.trim().split('\n').slice(-3).join(' | ');
-      return {
-        passed: false,
-        score: 0,
-        expected,
-        reason: `the testbench printed no results (exit ${res.exitCode}): ${tail}`,
-      };
-    }
-    const fraction = counts.passed / counts.total;
-    const ok = fraction >= p.min_fraction;
-    const fails = counts.failLines.slice(0, 3).join(' | ');
-    return {
-      passed: ok,
-      score: fraction,
-      measured: { passed: counts.passed, total: counts.total, fraction },
+    const fail = (reason: string, measured?: unknown): Verdict => ({
+      passed: false,
+      score: 0,
       expected,
-      tolerance: p.min_fraction === 1 ? 'all checks' : `≥ ${p.min_fraction} of checks`,
-      reason: `${counts.passed}/${counts.total} testbench checks passed${fails === '' ? '' : `; first failures: ${fails}`}`,
-    };
-  },
-};
+      ...(measured === undefined ? {} : { measured }),
+      reason,
+    });
+    const tbPath = path.join(ctx.taskDir, p.testbench);
+    const exists = await access(tbPath).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return fail(`task error: testbench ${p.testbench} is not in the task folder`);
+    const bench = sealTestbench(await readFile(tbPath, 'utf8'), seal);
+    const top = bench.modules.get(p.top);
+    if (top === undefined)
+      return fail(`task error: top ${p.top} is not a module of the testbench ${p.testbench}`);
 
-/**
- * Reads testbench output: the last `RESULT p/t` line wins; without one, `PASS …` and `FAIL …` lines
- * are counted.
- */
-export function countResults(stdout: string): { passed: number; total: number; failLines: string[] } {
-  const lines = stdout.split('\n').map((l) => l.trim());
-  const failLines = lines.filter((l) => /^FAIL\b/.test(l));
-  const results = [...stdout.matchAll(/^\s*RESULT\s+(\d+)\s*\/\s*(\d+)\s*$/gm)];
-  const last = results.at(-1);
-  if (last !== undefined) {
-    const passed = Number(last[1]);
-    const total = Number(last[2]);
-    if (passed <= total) return { passed, total, failLines };
-  }
-  const passed = lines.filter((l) => /^PASS\b/.test(l)).length;
-  return { passed, total: passed + failLines.length, failLines };
+    const refusal = scanDesign(file.bytes.toString('utf8'), {
+      mayPrint: p.design_may_print,
+      benchNames: bench.names,
+    });
+    if (refusal !== null)
+      return fail(`${file.rel}: ${refusal.reason}`, { refused: refusal.attempt, line: refusal.line });
+
+    const dir = await mkdtemp(path.join(tmpdir(), 'engiloop-verilog-'));
+    try {
+      const tb = `engiloop_tb_${seal}.v`;
+      await writeFile(path.join(dir, tb), bench.text);
+      const design = /^[\w.-]+\.s?v$/.test(path.basename(file.rel)) ? path.basename(file.rel) : 'design.v';
+      const mark = (s: string): string => `@@ENGILOOP-${s}-${seal}@@`;
+      const g = `-g${p.generation}`;
+      const command = [
+        `iverilog ${g} -o /tmp/engiloop_alone ${design} 2> alone.log || { echo ${mark('ALONE-FAILED')}; cat alone.log; exit 3; }`,
+        `iverilog ${g} -s ${top} -o engiloop_sim ${tb} ${design} 2> compile.log || { echo ${mark('COMPILE-FAILED')}; cat compile.log; exit 3; }`,
+        `echo ${mark('SIM')}; vvp -n engiloop_sim`,
+      ].join('\n');
+      const res = await ctx.runTool(
+        {
+          image: p.image,
+          command,
+          files: [
+            { hostPath: path.join(dir, tb), dest: tb },
+            { hostPath: file.path, dest: design },
+          ],
+          timeoutMs: p.timeout_sec * 1000,
+        },
+        ctx.signal,
+      );
+      return verdictOf(res, { rel: file.rel, p, seal, printsResult: bench.printsResult, mark, fail });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+});
+
+interface Reading {
+  rel: string;
+  p: VerilogTestbenchParams;
+  seal: string;
+  printsResult: boolean;
+  mark: (s: string) => string;
+  fail: (reason: string, measured?: unknown) => Verdict;
 }
 
-const PRINTING =
-  /\$(display[bho]?|write[bho]?|strobe[bho]?|monitor[bho]?|fdisplay[bho]?|fwrite[bho]?|fstrobe[bho]?|fmonitor[bho]?|finish|stop|fatal|error|warning|info)\b/;
+function verdictOf(res: ToolResult, r: Reading): Verdict {
+  const { rel, p, fail } = r;
+  const after = (m: string): string | undefined => {
+    const i = res.stdout.indexOf(r.mark(m));
+    return i < 0 ? undefined : res.stdout.slice(i + r.mark(m).length);
+  };
+  const alone = after('ALONE-FAILED');
+  if (alone !== undefined) {
+    const out = outOfTree(alone);
+    return out !== undefined
+      ? fail(`${rel}: design ${out.what} (iverilog, compiled without the testbench: ${out.line})`, {
+          refused: out.name,
+        })
+      : fail(`${rel} does not compile: ${firstLines(alone)}`);
+  }
+  const compile = after('COMPILE-FAILED');
+  if (compile !== undefined)
+    return fail(`${rel} does not compile with the testbench: ${firstLines(compile)}`);
+  if (res.timedOut) return fail(`simulation of ${rel} timed out after ${p.timeout_sec} s`);
+  const sim = after('SIM') ?? '';
+  const o = readBenchOutput(sim, r.seal);
+  const { passed, total } = countChecks(o);
+  const ignored =
+    o.unsealed.length > 0
+      ? `; ignored ${o.unsealed.length} line(s) the testbench did not print (no seal), e.g. "${o.unsealed[0]}"`
+      : '';
+  const tail = (): string =>
+    `${res.stderr}\n${sim}`.replaceAll(`-${r.seal}`, '').trim().split('\n').slice(-3).join(' | ');
+  const measured = {
+    passed,
+    total,
+    fraction: total === 0 ? 0 : passed / total,
+    fail_lines: o.failLines.length,
+  };
+  if (r.printsResult && o.result === undefined)
+    return fail(
+      `the testbench never printed its RESULT line: the simulation ended before the testbench finished (exit ${res.exitCode})${ignored}: ${tail()}`,
+      measured,
+    );
+  if (total === 0)
+    return fail(`the testbench printed no results (exit ${res.exitCode})${ignored}: ${tail()}`, measured);
+  const ok = measured.fraction >= p.min_fraction;
+  const fails = o.failLines.slice(0, 3).join(' | ');
+  return {
+    passed: ok,
+    score: measured.fraction,
+    measured,
+    expected: { min_fraction: p.min_fraction },
+    tolerance: p.min_fraction === 1 ? 'all checks' : `≥ ${p.min_fraction} of checks`,
+    reason: `${passed}/${total} testbench checks passed${fails === '' ? '' : `; first failures: ${fails}`}${ignored}`,
+  };
+}
 
-/**
- * The first system task in Verilog source that prints or ends the simulation, with its line; block
- * and line comments are blanked first (keeping line breaks), so commented-out calls do not count.
- *
- * @example printingCall('module m;\ninitial $display("RESULT 1/1");\nendmodule') // { task: '$display', line: 2 }
- */
-export function printingCall(source: string): { task: string; line: number } | null {
-  const blank = (m: string) => m.replace(/[^\n]/g, ' ');
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, blank).replace(/\/\/[^\n]*/g, blank);
-  const m = PRINTING.exec(code);
-  if (!m) return null;
-  return { task: m[0], line: code.slice(0, m.index).split('\n').length };
+/** A name the design uses that iverilog could not bind without the testbench, from its log. */
+function outOfTree(log: string): { name: string; what: string; line: string } | undefined {
+  const patterns: [RegExp, (n: string) => string][] = [
+    [/Could not find variable ``([^']+)''/, (n) => `drives ${n}, outside its own modules`],
+    [
+      /Unable to bind (?:wire\/reg\/memory|parameter|variable)? ?`([^']+)'/,
+      (n) => `refers to ${n}, outside its own modules`,
+    ],
+    [/Enable of unknown task ``([^']+)''/, (n) => `calls task ${n}, outside its own modules`],
+    [/No function named `([^']+)'/, (n) => `calls function ${n}, outside its own modules`],
+    [/Unknown module type: (\S+)/, (n) => `instantiates module ${n}, which it does not define`],
+  ];
+  for (const line of log.split('\n'))
+    for (const [re, what] of patterns) {
+      const m = re.exec(line);
+      if (m !== null) return { name: m[1]!, what: what(m[1]!), line: line.trim() };
+    }
+  return undefined;
+}
+
+function firstLines(log: string): string {
+  return log
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .slice(0, 4)
+    .join(' | ');
 }

@@ -1,33 +1,65 @@
 /**
  * `yosys.equivalence`: in a fresh tool container, yosys 0.23 proves the delivered design equivalent
  * to a hidden reference (`equiv_make` / `equiv_simple -seq N` / `equiv_induct` /
- * `equiv_status -assert`, which fails on any unproven `$equiv` cell), and/or synthesises it
- * (`synth -flatten -top X; stat`) and checks the number of cells against a budget, and/or checks
- * that it is a flat gate-level netlist (`gate_level`).
+ * `equiv_status -assert`, which fails on any unproven `$equiv` cell), and/or checks that it is a
+ * flat gate-level netlist (`gate_level`), and/or synthesises it (`synth -flatten -top X`, or the
+ * task's script) and checks its cells: a budget (`max_cells`), the count (`cells`), counts per cell
+ * type (`cell_types`) and the flip-flop count (`flip_flops`), each exact or a range. A statistics
+ * report the agent delivered (`report`: `stat` text, `stat -json` or a `write_json` netlist) is read
+ * only after the re-synthesis and must agree with it; the re-synthesis is the evidence.
  */
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { deliverablePath } from '../deliverable.js';
+import { RangeSchema, taskFile } from '../params.js';
+import type { Verdict } from '../types.js';
 import { CLI_IMAGE } from './ngspice.js';
+import { DESIGN, GOLD, readYosysOutput, STAT_JSON, yosysCommand } from './yosys-run.js';
+import {
+  flipFlops,
+  readReport,
+  readStatJson,
+  statDifferences,
+  typeList,
+  type CellStats,
+} from './yosys-stat.js';
 
-const relPath = z
-  .string()
-  .min(1)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a path inside the task folder');
+export { readYosysOutput, yosysCommand, type YosysReading } from './yosys-run.js';
 
-/** Params of `yosys.equivalence`; give `reference`, `max_cells` or both. */
+/** A count: exact (`12`) or a range (`{ min: 8, max: 16 }`). */
+const Count = z.union([z.number().int().nonnegative(), RangeSchema]);
+type Count = z.infer<typeof Count>;
+
+/** Params of `yosys.equivalence`; give at least one check. */
 export const YosysEquivalenceParams = z
   .object({
     /** Reference design relative to the task folder, e.g. `hidden/adder8_ref.v`. */
-    reference: relPath.optional(),
+    reference: taskFile().optional(),
     /** Top module (same name in both designs). */
     top: z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]*$/, 'a Verilog identifier'),
     /** Cycles `equiv_simple -seq` looks back (sequential designs). Default 5. */
     seq: z.number().int().min(0).max(50).default(5),
-    /** Cell budget: `synth -flatten -top <top>; stat` must report at most this many cells. */
+    /** Cell budget: the synthesised design has at most this many cells. */
     max_cells: z.number().int().positive().optional(),
+    /** Number of cells after synthesis: exact, or `{ min, max }`. */
+    cells: Count.optional(),
+    /** Cells per yosys type after synthesis, e.g. `{ $_XOR_: 16, $_AND_: { max: 8 } }`. */
+    cell_types: z.record(z.string().regex(/^\$/, 'a yosys cell type such as $_AND_'), Count).optional(),
+    /** Flip-flop cells after synthesis (types with `DFF` in their name): exact, or `{ min, max }`. */
+    flip_flops: Count.optional(),
+    /**
+     * A statistics report the task delivers (deliverable path: `stat` text, `stat -json`, or a
+     * `write_json` netlist). It must agree with the re-synthesis, cell for cell, or the check fails.
+     */
+    report: z.string().min(1).optional(),
+    /** Synthesis commands (yosys script) before `stat`. Default `synth -flatten -top <top>`. */
+    synth_script: z
+      .string()
+      .min(1)
+      .refine((s) => !/['\\]/.test(s), "no quotes or backslashes (it is passed to yosys -p '…')")
+      .optional(),
     /**
      * The design must be a flat gate-level netlist, as yosys writes one after synthesis: one module
      * (the top), and after `proc` only 1-bit cells (gates, flip-flops, 2-input muxes), no memories.
@@ -38,100 +70,62 @@ export const YosysEquivalenceParams = z
     timeout_sec: z.number().positive().default(60),
   })
   .refine(
-    (p) => p.reference !== undefined || p.max_cells !== undefined || p.gate_level,
-    'give reference, max_cells or gate_level: true (or several)',
+    (p) =>
+      p.reference !== undefined ||
+      p.gate_level ||
+      [p.max_cells, p.cells, p.cell_types, p.flip_flops, p.report].some((x) => x !== undefined),
+    'give reference, gate_level: true, max_cells, cells, cell_types, flip_flops or report (or several)',
   );
 export type YosysEquivalenceParams = z.infer<typeof YosysEquivalenceParams>;
 
-const DESIGN = 'engiloop_design.v';
-const GOLD = 'engiloop_gold.v';
-const mark = (s: string): string => `@@ENGILOOP-${s}@@`;
-
-/** The shell command: read check, then the equivalence proof and/or the synthesis, with markers. */
-export function yosysCommand(p: YosysEquivalenceParams): string {
-  const t = p.top;
-  const lines = [
-    `yosys -q -p 'read_verilog -sv ${DESIGN}; hierarchy -check -top ${t}' > read.log 2>&1 || { echo ${mark('READ-FAILED')}; grep -m3 -E 'ERROR|error' read.log; exit 3; }`,
-  ];
-  if (p.reference !== undefined)
-    lines.push(
-      `yosys -q -p 'read_verilog -sv ${GOLD}; prep -flatten -top ${t}; design -stash gold; read_verilog -sv ${DESIGN}; prep -flatten -top ${t}; design -stash gate; design -copy-from gold -as gold ${t}; design -copy-from gate -as gate ${t}; equiv_make gold gate equiv; hierarchy -top equiv; equiv_simple -seq ${p.seq}; equiv_induct; equiv_status -assert' > equiv.log 2>&1; echo "${mark('EQUIV-EXIT')} $?"; grep -m2 -E 'ERROR' equiv.log`,
-    );
-  if (p.gate_level)
-    lines.push(
-      `yosys -p 'read_verilog -sv ${DESIGN}; hierarchy -check -top ${t}; proc; tee -q -o mods.txt ls; select -assert-none r:A_WIDTH>1 r:B_WIDTH>1 r:Y_WIDTH>1 r:WIDTH>1 t:$mem* t:$mem_v2' > gate.log 2>&1; echo "${mark('GATE-EXIT')} $? $(grep -m1 modules mods.txt)"; grep -A3 'selection is not empty' gate.log | tail -3`,
-    );
-  if (p.max_cells !== undefined)
-    lines.push(
-      `yosys -p 'read_verilog -sv ${DESIGN}; synth -flatten -top ${t}; stat' > synth.log 2>&1; echo "${mark('SYNTH-EXIT')} $?"; grep -E 'Number of cells' synth.log | tail -1; grep -m2 ERROR synth.log`,
-    );
-  return lines.join('\n');
+/** One part of the verdict. */
+interface Part {
+  ok: boolean;
+  text: string;
 }
 
-/** What the command printed. */
-export interface YosysReading {
-  readError?: string;
-  equivalent?: boolean;
-  unproven?: number;
-  equivError?: string;
-  cells?: number;
-  synthError?: string;
-  /** `gate_level`: the module count, and up to three cells that are not 1-bit (empty when none). */
-  gate?: { modules: number; wide: string[] };
-}
-
-/** Reads the markers and numbers the command prints. */
-export function readYosysOutput(stdout: string): YosysReading {
-  const r: YosysReading = {};
-  if (stdout.includes(mark('READ-FAILED'))) {
-    r.readError = stdout
-      .slice(stdout.indexOf(mark('READ-FAILED')) + mark('READ-FAILED').length)
-      .trim()
-      .split('\n')
-      .slice(0, 2)
-      .join(' | ');
-    return r;
-  }
-  const eq = new RegExp(`${mark('EQUIV-EXIT')} (\\d+)`).exec(stdout);
-  if (eq !== null) {
-    r.equivalent = eq[1] === '0';
-    const after = stdout.slice(eq.index);
-    const unproven = /Found (\d+) unproven \$equiv cells/.exec(after);
-    if (unproven !== null) r.unproven = Number(unproven[1]);
-    const err = /^ERROR: (.*)$/m.exec(after.split(mark('SYNTH-EXIT'))[0] ?? '');
-    if (err !== null && unproven === null) r.equivError = err[1];
-  }
-  const gate = new RegExp(`${mark('GATE-EXIT')} (\\d+) (\\d+) modules`).exec(stdout);
-  if (gate !== null) {
-    const tail = stdout.slice(gate.index).split('\n').slice(1, 4);
-    const wide = gate[1] === '0' ? [] : tail.map((l) => l.trim()).filter((l) => l.includes('$'));
-    r.gate = { modules: Number(gate[2]), wide: gate[1] !== '0' && wide.length === 0 ? ['(unnamed)'] : wide };
-  }
-  const sy = new RegExp(`${mark('SYNTH-EXIT')} (\\d+)`).exec(stdout);
-  if (sy !== null) {
-    const cells = /Number of cells:\s+(\d+)/.exec(stdout.slice(sy.index));
-    if (cells !== null) r.cells = Number(cells[1]);
-    else r.synthError = /^ERROR: (.*)$/m.exec(stdout.slice(sy.index))?.[1] ?? `synthesis exited ${sy[1]}`;
-  }
-  return r;
-}
+const within = (n: number, c: Count): boolean =>
+  typeof c === 'number'
+    ? n === c
+    : (c.min === undefined || n >= c.min) && (c.max === undefined || n <= c.max);
+const countText = (c: Count): string =>
+  typeof c === 'number'
+    ? `= ${c}`
+    : c.min === undefined
+      ? `≤ ${c.max}`
+      : c.max === undefined
+        ? `≥ ${c.min}`
+        : `in [${c.min}, ${c.max}]`;
 
 /** The `yosys.equivalence` verifier. */
-export const yosysEquivalence: Verifier = {
+export const yosysEquivalence = defineVerifier({
   name: 'yosys.equivalence',
   description:
-    'Proves a Verilog design equivalent to a hidden reference with yosys (equiv_*) and/or checks its synthesised cell count',
+    'Proves a Verilog design equivalent to a hidden reference with yosys (equiv_*), checks it is gate-level, and/or checks its synthesised cells (count, per type, flip-flops; a delivered stat report must agree)',
   params: YosysEquivalenceParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = YosysEquivalenceParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
+  sealed: true,
+  async judge({ ctx, params: p, file, nonce }): Promise<Verdict> {
+    const synthScript = p.synth_script ?? `synth -flatten -top ${p.top}`;
+    const wantsSynth = [p.max_cells, p.cells, p.cell_types, p.flip_flops, p.report].some(
+      (x) => x !== undefined,
+    );
     const expected = {
       ...(p.reference ? { equivalent_to: p.reference } : {}),
-      ...(p.max_cells ? { max_cells: p.max_cells } : {}),
       ...(p.gate_level ? { gate_level: true } : {}),
+      ...(p.max_cells ? { max_cells: p.max_cells } : {}),
+      ...(p.cells !== undefined ? { cells: p.cells } : {}),
+      ...(p.cell_types ? { cell_types: p.cell_types } : {}),
+      ...(p.flip_flops !== undefined ? { flip_flops: p.flip_flops } : {}),
+      ...(p.report ? { report_agrees: p.report } : {}),
     };
-    const files = [{ hostPath: read.path, dest: DESIGN }];
+    const fail = (reason: string, measured?: unknown): Verdict => ({
+      passed: false,
+      score: 0,
+      expected,
+      ...(measured === undefined ? {} : { measured }),
+      reason,
+    });
+    const files = [{ hostPath: file.path, dest: DESIGN }];
     if (p.reference !== undefined) {
       const gold = path.join(ctx.taskDir, p.reference);
       if (
@@ -140,91 +134,180 @@ export const yosysEquivalence: Verifier = {
           () => false,
         ))
       )
-        return {
-          passed: false,
-          score: 0,
-          expected,
-          reason: `task error: reference ${p.reference} is not in the task folder`,
-        };
+        return fail(`task error: reference ${p.reference} is not in the task folder`);
       files.push({ hostPath: gold, dest: GOLD });
     }
+    const job = {
+      top: p.top,
+      gateLevel: p.gate_level,
+      ...(p.reference !== undefined ? { equiv: { seq: p.seq } } : {}),
+      ...(wantsSynth ? { synth: synthScript } : {}),
+    };
     const res = await ctx.runTool(
-      { image: p.image, command: yosysCommand(p), files, timeoutMs: p.timeout_sec * 1000 },
+      {
+        image: p.image,
+        command: yosysCommand(job, nonce),
+        files,
+        timeoutMs: p.timeout_sec * 1000,
+        collect: wantsSynth ? [STAT_JSON] : [],
+      },
       ctx.signal,
     );
-    if (res.timedOut)
-      return {
-        passed: false,
-        score: 0,
-        expected,
-        reason: `yosys timed out after ${p.timeout_sec} s on ${read.rel}`,
-      };
-    const r = readYosysOutput(res.stdout);
+    if (res.timedOut) return fail(`yosys timed out after ${p.timeout_sec} s on ${file.rel}`);
+    const r = readYosysOutput(res.stdout, nonce);
     if (r.readError !== undefined)
-      return {
-        passed: false,
-        score: 0,
-        expected,
-        reason: `yosys cannot read ${read.rel} with top ${p.top}: ${r.readError}`,
-      };
-    const parts: string[] = [];
-    let ok = true;
+      return fail(`yosys cannot read ${file.rel} with top ${p.top}: ${r.readError}`);
+    if (r.printsMarker !== undefined)
+      return fail(
+        `${file.rel}: design prints a verifier marker while yosys reads it ("${r.printsMarker}"): an attempt to forge the verdict`,
+        { refused: r.printsMarker },
+      );
+    const parts: Part[] = [];
+    const measured: Record<string, unknown> = {};
     if (p.reference !== undefined) {
       if (r.equivalent === undefined)
-        return {
-          passed: false,
-          score: 0,
-          expected,
-          reason: `yosys printed no equivalence result (exit ${res.exitCode}): ${res.stderr.slice(-300)}`,
-        };
-      ok &&= r.equivalent;
-      parts.push(
-        r.equivalent
+        return fail(`yosys printed no equivalence result (exit ${res.exitCode}): ${res.stderr.slice(-300)}`);
+      measured.equivalent = r.equivalent;
+      measured.unproven = r.unproven ?? 0;
+      parts.push({
+        ok: r.equivalent,
+        text: r.equivalent
           ? `equivalent to the reference (equiv_simple -seq ${p.seq} + equiv_induct)`
           : r.unproven !== undefined
             ? `NOT equivalent: ${r.unproven} unproven $equiv cell(s)`
             : `NOT equivalent: ${r.equivError ?? 'equivalence check failed'}`,
-      );
+      });
     }
     if (p.gate_level) {
-      if (r.gate === undefined) {
-        ok = false;
-        parts.push('yosys printed no gate-level result');
-      } else {
+      if (r.gate === undefined) parts.push({ ok: false, text: 'yosys printed no gate-level result' });
+      else {
         const flat = r.gate.modules === 1 && r.gate.wide.length === 0;
-        ok &&= flat;
-        parts.push(
-          flat
+        measured.gate_level = flat;
+        measured.modules = r.gate.modules;
+        parts.push({
+          ok: flat,
+          text: flat
             ? 'a flat gate-level netlist (one module, 1-bit cells only)'
             : `NOT a flat gate-level netlist: ${r.gate.modules} module(s)${r.gate.wide.length ? `, multi-bit cells such as ${r.gate.wide.join(', ')}` : ''} (synthesise it, e.g. synth -flatten, and deliver what write_verilog wrote)`,
-        );
+        });
       }
     }
-    if (p.max_cells !== undefined) {
-      if (r.cells === undefined) {
-        ok = false;
-        parts.push(`synthesis failed: ${r.synthError ?? 'no cell count'}`);
-      } else {
-        const within = r.cells <= p.max_cells;
-        ok &&= within;
-        parts.push(
-          `${r.cells} cells after synth -flatten, budget ${p.max_cells} → ${within ? 'within' : 'over'}`,
-        );
+    if (wantsSynth) {
+      const json = res.files[STAT_JSON]?.toString('utf8');
+      const stats = json === undefined ? undefined : readStatJson(json, p.top);
+      if (r.synth === undefined || r.synth.exit !== 0 || stats === undefined)
+        parts.push({
+          ok: false,
+          text: `synthesis (${synthScript}) failed: ${r.synth?.error ?? `no cell statistics (exit ${r.synth?.exit ?? res.exitCode})`}`,
+        });
+      else {
+        measured.cells = stats.cells;
+        measured.cell_types = stats.byType;
+        measured.flip_flops = flipFlops(stats);
+        parts.push(...cellParts(p, stats, synthScript));
+        if (p.report !== undefined) {
+          const rep = await reportPart(ctx.artifactsDir, p.report, p.top, stats, file.rel, synthScript);
+          measured.report = rep.measured;
+          parts.push(rep);
+        }
       }
     }
+    const ok = parts.every((x) => x.ok);
     return {
       passed: ok,
       score: ok ? 1 : 0,
-      measured: {
-        ...(r.equivalent !== undefined ? { equivalent: r.equivalent, unproven: r.unproven ?? 0 } : {}),
-        ...(r.cells !== undefined ? { cells: r.cells } : {}),
-        ...(r.gate !== undefined
-          ? { gate_level: r.gate.modules === 1 && r.gate.wide.length === 0, modules: r.gate.modules }
-          : {}),
-      },
+      measured,
       expected,
-      tolerance: p.max_cells !== undefined ? `cells ≤ ${p.max_cells}` : 'every $equiv cell proven',
-      reason: `${read.rel}: ${parts.join('; ')}`,
+      tolerance:
+        p.max_cells !== undefined
+          ? `cells ≤ ${p.max_cells}`
+          : wantsSynth
+            ? 'counts as given'
+            : 'every $equiv cell proven',
+      reason: `${file.rel}: ${parts.map((x) => x.text).join('; ')}`,
     };
   },
-};
+});
+
+/** The cell-count checks the params ask for, on the re-synthesis. */
+function cellParts(p: YosysEquivalenceParams, s: CellStats, script: string): Part[] {
+  const parts: Part[] = [];
+  // A cell type that is not a yosys primitive is a module synthesis left empty (a blackbox): the
+  // logic inside it would go uncounted.
+  const opaque = Object.entries(s.byType).filter(([t]) => !t.startsWith('$'));
+  if (opaque.length > 0)
+    parts.push({
+      ok: false,
+      text: `synthesis left ${opaque.map(([t, n]) => `${n} instance(s) of ${t}`).join(', ')}, a module with no synthesised logic (a blackbox): its cells would not be counted`,
+    });
+  const short = script === `synth -flatten -top ${p.top}` ? 'synth -flatten' : 'synthesis';
+  if (p.max_cells !== undefined) {
+    const ok = s.cells <= p.max_cells;
+    parts.push({
+      ok,
+      text: `${s.cells} cells after ${short}, budget ${p.max_cells} → ${ok ? 'within' : 'over'}`,
+    });
+  }
+  if (p.cells !== undefined) {
+    const ok = within(s.cells, p.cells);
+    parts.push({
+      ok,
+      text: `${s.cells} cells after ${short}, required ${countText(p.cells)}${ok ? '' : ' → wrong cell count'}`,
+    });
+  }
+  if (p.cell_types !== undefined) {
+    const bad = Object.entries(p.cell_types)
+      .filter(([t, c]) => !within(s.byType[t] ?? 0, c))
+      .map(([t, c]) => `${t} ${s.byType[t] ?? 0} (required ${countText(c)})`);
+    parts.push({
+      ok: bad.length === 0,
+      text:
+        bad.length === 0
+          ? `cell types as required (${typeList(s.byType)})`
+          : `wrong cell types: ${bad.join(', ')}; all: ${typeList(s.byType) || 'none'}`,
+    });
+  }
+  if (p.flip_flops !== undefined) {
+    const n = flipFlops(s);
+    const ok = within(n, p.flip_flops);
+    parts.push({
+      ok,
+      text: `${n} flip-flop(s), required ${countText(p.flip_flops)}${ok ? '' : ' → wrong flip-flop count'}`,
+    });
+  }
+  return parts;
+}
+
+/** Compares a delivered report with the re-synthesis. */
+async function reportPart(
+  artifactsDir: string,
+  rel: string,
+  top: string,
+  actual: CellStats,
+  design: string,
+  script: string,
+): Promise<Part & { measured: unknown }> {
+  const full = deliverablePath({ artifactsDir }, rel);
+  const text = full === null ? undefined : await readFile(full, 'utf8').catch(() => undefined);
+  if (text === undefined)
+    return {
+      ok: false,
+      measured: null,
+      text: `report ${rel} is missing (it was to be compared with the re-synthesis)`,
+    };
+  const rep = readReport(text, top);
+  if (!rep.ok) return { ok: false, measured: null, text: `report ${rel} ${rep.reason}` };
+  const diff = statDifferences(rep.stats, actual);
+  const measured = { kind: rep.kind, cells: rep.stats.cells, agrees: diff.length === 0 };
+  return diff.length === 0
+    ? {
+        ok: true,
+        measured,
+        text: `report ${rel} (${rep.kind}) agrees with the re-synthesis (${actual.cells} cells)`,
+      }
+    : {
+        ok: false,
+        measured,
+        text: `report ${rel} (${rep.kind}) does not describe ${design}: it claims ${rep.stats.cells} cells, re-synthesis (${script}) gives ${actual.cells} (report vs re-synthesis: ${diff.slice(0, 4).join(', ')}): the report was edited or made from another design`,
+      };
+}

@@ -1,21 +1,25 @@
 /**
  * `blend.scene`: opens the delivered `.blend` with Blender's background Python in a fresh
- * engiloop/blender container, dumps the scene (objects with world transforms, types, materials,
- * cameras, lights, active camera, render settings) and checks it like `gltf.scene`, in Blender's
- * frame (Z up).
+ * engiloop/blender container, dumps the scene (objects with world and local transforms, parents,
+ * types, materials, cameras, lights, active camera, render settings) and checks it like
+ * `gltf.scene`, in Blender's frame (Z up). Custom properties are named in reasons, never used as
+ * measurements.
  */
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import type { Verdict, VerifierContext } from '../types.js';
 import { DUMP_SCENE_PY } from './blender-py.js';
 import { BLENDER_IMAGE, runBlender, sniffBlend } from './blender.js';
 import type { SceneDump } from './scene.js';
-import { checkScene, sceneVerdict, SceneSpecShape } from './spec.js';
+import { checkScene, sceneVerdict } from './scene-check.js';
+import { SceneSpecShape } from './spec.js';
 
 /** Params of `blend.scene`: the scene spec, the image and a time limit for Blender. */
 export const BlendSceneParams = z.object({
   ...SceneSpecShape,
+  /** Tool image with Blender. */
   image: z.string().default(BLENDER_IMAGE),
+  /** Time limit of the Blender run, in seconds. */
   timeout_sec: z.number().positive().default(60),
 });
 export type BlendSceneParams = z.infer<typeof BlendSceneParams>;
@@ -38,26 +42,23 @@ export function dumpBlendScene(
 }
 
 /** The `blend.scene` verifier. */
-export const blendSceneVerifier: Verifier = {
+export const blendSceneVerifier = defineVerifier({
   name: 'blend.scene',
   description:
-    'Opens a .blend in Blender, dumps its scene and checks named objects, cameras, lights and materials',
+    'Opens a .blend in Blender, dumps its scene and checks named objects (world/local transforms), cameras, lights and materials',
   params: BlendSceneParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = BlendSceneParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    const notBlend = sniffBlend(read.bytes);
+  async judge({ ctx, params: p, file }): Promise<Verdict> {
+    const notBlend = sniffBlend(file.bytes);
     if (notBlend !== null)
-      return { passed: false, score: 0, expected: 'a .blend file', reason: `${read.rel}: ${notBlend}` };
-    const run = await dumpBlendScene(ctx, read.path, { image: p.image, timeoutMs: p.timeout_sec * 1000 });
+      return { passed: false, score: 0, expected: 'a .blend file', reason: `${file.rel}: ${notBlend}` };
+    const run = await dumpBlendScene(ctx, file.path, { image: p.image, timeoutMs: p.timeout_sec * 1000 });
     if (!run.ok)
       return {
         passed: false,
         score: 0,
         expected: 'a .blend Blender opens',
-        reason: `${read.rel}: ${run.reason}`,
+        reason: `${file.rel}: ${run.reason}`,
       };
-    return sceneVerdict(read.rel, checkScene(run.value, p));
+    return sceneVerdict(file.rel, checkScene(run.value, p));
   },
-};
+});

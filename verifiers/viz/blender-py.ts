@@ -53,11 +53,31 @@ def material(m):
                 break
     return {"name": m.name, "baseColor": [float(c) for c in col], "metallic": float(metallic), "roughness": float(rough)}
 
+def trs(m):
+    loc, q, s = m.decompose()
+    return {"translation": list(loc), "rotation": [q.x, q.y, q.z, q.w], "scale": list(s)}
+
+def claims(o):
+    # Custom properties are what the file says about itself: reported, never measured.
+    keys = [k for k in o.keys() if not k.startswith("_") and k != "cycles"]
+    if not keys:
+        return None
+    def plain(v):
+        for conv in ("to_dict", "to_list"):
+            if hasattr(v, conv):
+                return getattr(v, conv)()
+        return v if isinstance(v, (int, float, str, bool)) else str(v)
+    text = json.dumps({k: plain(o[k]) for k in keys}, separators=(",", ":"))
+    return "custom properties " + (text if len(text) <= 160 else text[:157] + "…")
+
 objects = []
 for o in sc.objects:
-    loc, q, s = o.matrix_world.decompose()
-    d = {"name": o.name, "type": o.type.lower(), "translation": list(loc), "rotation": [q.x, q.y, q.z, q.w],
-         "scale": list(s), "materials": [sl.material.name for sl in o.material_slots if sl.material]}
+    d = {"name": o.name, "type": o.type.lower(), **trs(o.matrix_world), "local": trs(o.matrix_local),
+         "parent": o.parent.name if o.parent else None,
+         "materials": [sl.material.name for sl in o.material_slots if sl.material]}
+    c = claims(o)
+    if c:
+        d["claims"] = c
     if o.type == "CAMERA":
         c = o.data
         t = {"PERSP": "perspective", "ORTHO": "orthographic"}.get(c.type, "panoramic")
@@ -74,12 +94,17 @@ emit({"objects": objects,
       "render": {"engine": r.engine, "resolution": [r.resolution_x, r.resolution_y]}})
 `;
 
+/** How many packed images the render script writes out (`engiloop_packed_0` …). */
+export const MAX_PACKED = 8;
+
 /**
  * `blender … --python render.py -- FILE.blend OUT.png ENGINE WIDTH HEIGHT SAMPLES SEED`: renders the
- * scene's active camera with fixed settings (so renders of different files compare) and prints
- * `{"ok": true}`. Cycles runs on the CPU without denoising; Workbench shades by material colour.
+ * scene's active camera with fixed settings (so renders of different files compare), writes every
+ * packed image to `engiloop_packed_<i>` and prints `{"ok": true, "packed": [{file, image, filepath}]}`.
+ * Cycles runs on the CPU without denoising; Workbench shades by material colour.
  */
 export const RENDER_PY = `${PRELUDE}
+MAX_PACKED = ${MAX_PACKED}
 open_or_fail(ARGS[0])
 out, engine, w, h, samples, seed = ARGS[1], ARGS[2], int(ARGS[3]), int(ARGS[4]), int(ARGS[5]), int(ARGS[6])
 sc = bpy.context.scene
@@ -113,5 +138,15 @@ elif engine == "BLENDER_WORKBENCH":
     sc.display.render_aa = "8"
 r.filepath = out
 bpy.ops.render.render(write_still=True)
-emit({"ok": True})
+# Packed images travel inside the .blend (a texture, a backdrop): written out so the verifier can
+# tell whether the scene merely shows a picture it was given.
+packed = []
+for im in bpy.data.images:
+    pf = im.packed_file
+    if pf is not None and len(packed) < MAX_PACKED and pf.size <= 32_000_000:
+        name = "engiloop_packed_%d" % len(packed)
+        with open("/workspace/" + name, "wb") as f:
+            f.write(bytes(pf.data))
+        packed.append({"file": name, "image": im.name, "filepath": im.filepath})
+emit({"ok": True, "packed": packed})
 `;

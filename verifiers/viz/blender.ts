@@ -16,7 +16,7 @@ export const BLENDER_IMAGE = 'engiloop/blender:latest';
 export function sniffBlend(bytes: Buffer): string | null {
   if (bytes.subarray(0, 7).toString('latin1') === 'BLENDER') return null;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) return null;
-  if (bytes.readUInt32LE(0) === 0xfd2fb528) return null;
+  if (bytes.length >= 4 && bytes.readUInt32LE(0) === 0xfd2fb528) return null;
   return 'not a .blend file (no "BLENDER" header, nor a gzip or zstd stream)';
 }
 

@@ -1,7 +1,9 @@
 /**
  * The scene model both scene verifiers check: what `gltf.scene` reads from a glTF/GLB and what
- * `blend.scene` dumps from a `.blend`, in one shape. Transforms are world transforms in the file's
- * own frame (glTF: Y up, metres; Blender: Z up, Blender units); rotations are unit quaternions.
+ * `blend.scene` dumps from a `.blend`, in one shape. Transforms are in the file's own frame (glTF:
+ * Y up, metres; Blender: Z up, Blender units), world and local (relative to the parent); rotations
+ * are unit quaternions. What a file says about itself (glTF `extras`, `asset.generator`, Blender
+ * custom properties) is kept only to be named in reasons: it is never evidence.
  */
 
 /** `[x, y, z]`. */
@@ -26,14 +28,31 @@ export interface SceneLight {
   color: Vec3;
 }
 
-/** One object (a glTF node or a Blender object). */
-export interface SceneObject {
-  name: string;
-  /** `mesh`, `camera`, `light`, `empty`, or another Blender type in lower case (`curve`, …). */
-  type: string;
+/** A transform split into translation, rotation and scale. */
+export interface Trs {
   translation: Vec3;
   rotation: Quat;
   scale: Vec3;
+}
+
+/** One object (a glTF node or a Blender object). */
+export interface SceneObject extends Trs {
+  name: string;
+  /** `mesh`, `camera`, `light`, `empty`, or another Blender type in lower case (`curve`, …). */
+  type: string;
+  /**
+   * The transform relative to the parent (glTF: the node's own TRS or matrix; Blender:
+   * `matrix_local`). Equal to the world transform for a root object. The top-level
+   * `translation`/`rotation`/`scale` are the world transform.
+   */
+  local: Trs;
+  /** Name of the parent object, or null at the root. */
+  parent: string | null;
+  /**
+   * What the object claims about itself (glTF `extras`, Blender custom properties), as compact
+   * JSON, or undefined when it claims nothing. Named in reasons; never used as a measurement.
+   */
+  claims?: string;
   /** Names of the materials its mesh uses (unnamed ones as `""`). */
   materials: string[];
   camera?: SceneCamera;
@@ -51,7 +70,15 @@ export interface SceneMaterial {
 
 /** A whole scene as read from a file. */
 export interface SceneDump {
+  /** The objects of the scene that is checked (glTF: the default scene's node tree). */
   objects: SceneObject[];
+  /** Name of the scene checked, when the file names it. */
+  scene?: string;
+  /**
+   * Objects the file holds outside the checked scene (glTF nodes of another scene or of none),
+   * with where they are: they are not part of what is shown, so they never satisfy a check.
+   */
+  outside?: { name: string; where: string }[];
   materials: SceneMaterial[];
   /** Name of the scene's active camera object (Blender only). */
   activeCamera?: string | null;
