@@ -144,6 +144,8 @@ function visitUnion(d: Def, value: unknown, v: ParamVisitor, at: (string | numbe
 function literalValues(option: ZodType, key: string): unknown[] {
   let s: ZodType | undefined = option;
   while (s && defOf(s).type === 'pipe') s = defOf(s).in;
+  // A branch that is itself a union (`check: shape` split again by `property`): any of its options.
+  if (s && defOf(s).type === 'union') return (defOf(s).options ?? []).flatMap((o) => literalValues(o, key));
   const field = s ? defOf(s).shape?.[key] : undefined;
   return field ? (defOf(field).values ?? []) : [];
 }

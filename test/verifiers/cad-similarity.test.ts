@@ -21,6 +21,8 @@ ${opts.pre ?? ''} difference() {
   translate([0, 0, -1]) cylinder(d = 20, h = 40);
   ${opts.holes === false ? '' : 'for (a = [0:60:300]) rotate([0, 0, a]) translate([30, 0, -1]) cylinder(d = 8, h = 12);'}
 }`;
+/** A block with a closed cavity: two shells, the inner one inside out, as a cavity's must be. */
+const HOLLOW = 'difference() { cube([30, 20, 10]); translate([5, 5, 2]) cube([20, 10, 6]); }';
 /** An asymmetric block (three distinct principal moments) with an off-centre hole. */
 const BLOCK =
   'difference() { cube([40, 20, 10]); translate([10, 10, -1]) cylinder(d = 8, h = 12, $fn = 48); }';
@@ -55,7 +57,9 @@ beforeAll(async () => {
     'no-holes.stl': await scad(flange({ holes: false }), 'no-holes.stl'),
     'tall-hub.stl': await scad(flange({ hub: 35 }), 'tall-hub.stl'),
     'garbage.stl': Buffer.from('solid x\nfacet normal 0 0 1\n'),
+    'hollow.stl': await scad(HOLLOW, 'hollow.stl'),
   });
+  await writeFiles(task.path, { 'hollow.stl': await scad(HOLLOW, 'hollow-ref.stl') });
   const fc = await tempDir('fc');
   await writeFiles(fc.path, { 'make.py': FREECAD_FLANGE });
   const r = await kit.runTool({
@@ -114,6 +118,11 @@ describe('shape.similarity against the reference flange', () => {
     expect(v.passed, v.reason).toBe(true);
     expect(iou(v)).toBeCloseTo(1, 5);
     expect((v.measured as { alignment: string }).alignment).toMatch(/principal/);
+  });
+  it('a part with a closed cavity is one solid: IoU 1 against itself', async () => {
+    const v = await similarity('hollow.stl', { reference: 'hollow.stl' });
+    expect(v.passed, v.reason).toBe(true);
+    expect((v.measured as { volume: number }).volume).toBeCloseTo(6000 - 1200, 3);
   });
   it('known limit: a part with a symmetric cross-section (equal moments) is not turned back reliably', async () => {
     // The flange's two in-plane moments are equal, so its in-plane principal axes are arbitrary

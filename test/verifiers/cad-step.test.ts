@@ -27,6 +27,10 @@ doc.recompute()
 solid.exportStep("/workspace/bracket.step")
 solid.exportBrep("/workspace/bracket.brep")
 doc.saveAs("/workspace/bracket.FCStd")
+# The same document saying, in a property, a volume that is wrong: the geometry decides.
+f.addProperty("App::PropertyFloat", "Volume", "Report", "volume in mm3")
+f.Volume = 12345.0
+doc.saveAs("/workspace/wrong-claim.FCStd")
 `;
 /** 60·40·5 + 5·40·35 − 4·π·9·5 − π·16·5 */
 const BRACKET_VOLUME = 19000 - 4 * Math.PI * 9 * 5 - Math.PI * 16 * 5;
@@ -47,6 +51,7 @@ const BLOCK_VOLUME = 8000 - Math.PI * 16 * 20;
 
 const kit = toolKit('verifiers-cad-step');
 let dir: { path: string } & AsyncDisposable;
+let removedPoint = 0;
 const files: Record<string, Buffer> = {};
 
 async function freecad(runTool: RunTool, script: string, outputs: string[]): Promise<Record<string, Buffer>> {
@@ -69,7 +74,12 @@ beforeAll(async () => {
   dir = await tempDir('cad-step');
   Object.assign(
     files,
-    await freecad(kit.runTool, BRACKET_PY, ['bracket.step', 'bracket.brep', 'bracket.FCStd']),
+    await freecad(kit.runTool, BRACKET_PY, [
+      'bracket.step',
+      'bracket.brep',
+      'bracket.FCStd',
+      'wrong-claim.FCStd',
+    ]),
   );
   files['block.step'] = await makeWithTool(
     kit.runTool,
@@ -80,6 +90,16 @@ beforeAll(async () => {
   const step = files['bracket.step']!;
   files['block-copy.step'] = Buffer.concat([files['block.step'], Buffer.from('\n')]);
   files['truncated.step'] = step.subarray(0, Math.floor(step.length / 2));
+  const text = step.toString('latin1');
+  // One entity taken out (the first point, which an axis placement refers to).
+  const point = /\n(#(\d+) = CARTESIAN_POINT\([^;]*\);)/.exec(text)!;
+  removedPoint = Number(point[2]);
+  files['removed-entity.step'] = Buffer.from(text.replace(point[1]!, ''), 'latin1');
+  files['no-end.step'] = Buffer.from(text.replace('END-ISO-10303-21;', ''), 'latin1');
+  files['no-endsec.step'] = Buffer.from(
+    text.replace(/ENDSEC;\s*END-ISO-10303-21;/, 'END-ISO-10303-21;'),
+    'latin1',
+  );
   files['garbage.step'] = Buffer.from('ISO-10303-21;\nHEADER;\nthis is not STEP\n');
   files['empty.step'] = Buffer.alloc(0);
   files['mesh.step'] = Buffer.from('solid x\nfacet normal 0 0 1\nendsolid x\n');
@@ -193,6 +213,34 @@ describe('step.geometry fails wrong values for the intended reason', () => {
     const f = await step('bracket.step', { property: 'face_types', expected: { cylinder: 4 } });
     expect(f.reason).toMatch(/5 cylinder instead of 4/);
   });
+  it('a misspelled tolerance is refused with the key it means', async () => {
+    const v = await step('bracket.step', { property: 'volume', expected: BRACKET_VOLUME, abs_tl: 1 });
+    expect(v.reason).toMatch(/params.abs_tl: unknown param of step.geometry — did you mean abs_tol\?/);
+    const o = await check('fcstd.document', 'bracket.FCStd', {
+      check: 'objects',
+      expected: [{ type: 'Part::Box', mn: 1 }],
+    });
+    expect(o.reason).toMatch(/params.expected\[0\].mn: unknown param of fcstd.document — did you mean min\?/);
+  });
+  it('a volume goal: range, target, and lower is better (full marks at or below 18 200)', async () => {
+    const r = await step('bracket.step', { property: 'volume', range: { max: 18000 } });
+    expect(r).toMatchObject({ passed: false, measured: expect.closeTo(BRACKET_VOLUME, 3) });
+    expect(r.reason).toMatch(/volume = 18183.2, required ≤ 18000 → outside by 183.186 the range/);
+    const t = await step('bracket.step', { property: 'volume', target: BRACKET_VOLUME });
+    expect(t).toMatchObject({ passed: true, score: 1 });
+    const l = await step('bracket.step', {
+      property: 'volume',
+      lower_is_better: { full: 17000, zero: 19000 },
+      unit: 'mm³',
+    });
+    // (19000 − 18183.186) / 2000 = 0.408
+    expect(l.score).toBeCloseTo(0.408, 3);
+    expect(l.reason).toMatch(
+      /volume = 18183.2 mm³: lower is better → score 0.408 \(1 at ≤ 17000 mm³, 0 at ≥ 19000 mm³\)/,
+    );
+    const both = await step('bracket.step', { property: 'volume', target: 1, range: { max: 2 } });
+    expect(both.reason).toMatch(/task error: invalid params for step.geometry/);
+  });
   it('closeness scores a volume continuously', async () => {
     const v = await step('bracket.step', {
       property: 'volume',
@@ -207,8 +255,8 @@ describe('step.geometry fails wrong values for the intended reason', () => {
 
 describe('step.geometry fails defective files with the reason, never a throw', () => {
   it.each([
-    ['truncated.step', /could not parse the STEP file|no transferable shape/],
-    ['garbage.step', /could not parse the STEP file|no transferable shape/],
+    ['truncated.step', /^truncated.step: truncated STEP file: no END-ISO-10303-21; at the end — it stops/],
+    ['garbage.step', /truncated STEP file: .*the HEADER section is not closed by ENDSEC;/],
     ['mesh.step', /not a STEP file/],
     ['bracket.zip.step', /not a STEP file/],
     ['truncated.brep', /OCCT read no shape from the BREP|OCCT failed/],
@@ -218,6 +266,31 @@ describe('step.geometry fails defective files with the reason, never a throw', (
     const v = await step(file, { property: 'valid' });
     expect(v).toMatchObject({ passed: false, score: 0 });
     expect(v.reason).toMatch(reason);
+  });
+  it('a STEP cut in half is reported as truncated, with what was read, before OCCT runs', async () => {
+    const v = await step('truncated.step', { property: 'volume', expected: BRACKET_VOLUME, rel_tol: 0.001 });
+    expect(v).toMatchObject({ passed: false, measured: { terminated: false, entities: 462 } });
+    expect(v.reason).toMatch(
+      /no END-ISO-10303-21; at the end — it stops .*after entity #462 \(462 entities read; \d+ entities referred to are missing; the DATA section is not closed by ENDSEC;\)/,
+    );
+    expect(v.reason).not.toMatch(/OCCT/);
+  });
+  it('a STEP missing one entity names the dangling reference', async () => {
+    const v = await step('removed-entity.step', { property: 'valid' });
+    expect(v).toMatchObject({ passed: false, measured: { terminated: true, dangling: 1 } });
+    expect(v.reason).toMatch(
+      new RegExp(
+        `dangling references: 1 entity is referred to but never defined \\(#${removedPoint}, used by #\\d+ AXIS2_PLACEMENT_3D\\)`,
+      ),
+    );
+  });
+  it('a STEP without its END-ISO-10303-21; or its last ENDSEC; is unterminated', async () => {
+    expect((await step('no-end.step', { property: 'valid' })).reason).toMatch(
+      /truncated STEP file: no END-ISO-10303-21; at the end — it stops at the end of a statement, after entity #\d+ \(\d+ entities read\)/,
+    );
+    expect((await step('no-endsec.step', { property: 'valid' })).reason).toMatch(
+      /unterminated STEP file: the DATA section is not closed by ENDSEC;/,
+    );
   });
   it('stops at the parse time limit', async () => {
     // A copy with another hash, so the cache does not answer; the worker is cut off and restarted.
@@ -268,6 +341,36 @@ describe('fcstd.document on the FreeCAD document', () => {
       expected: BRACKET_HOLES,
     });
     expect(h.passed, h.reason).toBe(true);
+  });
+  it('judges the shape FreeCAD recomputes, which agrees with the stored one', async () => {
+    // Spare is a parametric Part::Box: FreeCAD rebuilds it from Length, Width and Height.
+    const v = await check('fcstd.document', 'bracket.FCStd', {
+      check: 'shape',
+      object: 'Spare',
+      property: 'volume',
+      expected: 1000,
+      abs_tol: 1e-6,
+    });
+    expect(v.passed, v.reason).toBe(true);
+    const stored = await check('fcstd.document', 'bracket.FCStd', {
+      check: 'shape',
+      object: 'Spare',
+      property: 'volume',
+      expected: 1000,
+      abs_tol: 1e-6,
+      recompute: false,
+    });
+    expect(stored.passed, stored.reason).toBe(true);
+  });
+  it('a property that states a wrong volume is not evidence: the geometry passes', async () => {
+    const v = await check('fcstd.document', 'wrong-claim.FCStd', {
+      check: 'shape',
+      object: 'Bracket',
+      property: 'volume',
+      expected: BRACKET_VOLUME,
+      rel_tol: 1e-9,
+    });
+    expect(v.passed, v.reason).toBe(true);
   });
   it('fails an unknown object, a truncated zip and a non-zip', async () => {
     const v = await check('fcstd.document', 'bracket.FCStd', {

@@ -94,6 +94,24 @@ const SPEC = {
   layers: LAYERS,
 };
 
+/** Angular and ordinate dimensions; one has a stored measurement (group 42) of 999 written over. */
+const ANGLES = `
+import ezdxf
+doc = ezdxf.new("R2010", setup=True)
+msp = doc.modelspace()
+msp.add_line((0, 0), (50, 0))
+msp.add_line((0, 0), (40, 30))
+dim = msp.add_angular_dim_2l(base=(30, 20), line1=((0, 0), (50, 0)), line2=((0, 0), (40, 30)))
+dim.render()
+dim.dimension.dxf.actual_measurement = 999
+msp.add_angular_dim_3p(base=(10, 30), center=(0, 0), p1=(50, 0), p2=(0, 50)).render()
+msp.add_angular_dim_3p(base=(-20, -20), center=(0, 0), p1=(0, 50), p2=(50, 0)).render()
+msp.add_ordinate_x_dim(feature_location=(120, 30), offset=(0, 20), origin=(10, 0)).render()
+msp.add_ordinate_y_dim(feature_location=(120, 30), offset=(20, 0), origin=(0, 5)).render()
+msp.add_linear_dim(base=(60, -15), p1=(0, 0), p2=(120, 0), text="<> mm").render()
+doc.saveas("out.dxf")
+`;
+
 const kit = toolKit('verifiers-drafting');
 let dir: { path: string } & AsyncDisposable;
 
@@ -106,6 +124,7 @@ beforeAll(async () => {
     'alt.dxf': await dxf(plate({ lines: true })),
     'no-dims.dxf': await dxf(plate({ dims: false })),
     'tall.dxf': await dxf(plate({ top: 90 })),
+    'angles.dxf': await dxf(ANGLES),
     'truncated.dxf': ref.subarray(0, Math.floor(ref.length / 2)),
     'binary.dxf': Buffer.concat([Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00'), Buffer.alloc(100)]),
     'text.dxf': Buffer.from('hello\n'),
@@ -158,6 +177,26 @@ describe('dxf.drawing on the reference plate and an alternative drawing', () => 
       { kind: 'diameter', value: 30, layer: 'DIMENSIONS' },
       { kind: 'radius', value: 5, layer: 'DIMENSIONS' },
     ]);
+  });
+});
+
+describe('dxf.drawing measures every dimension kind from its definition points', () => {
+  it('angular (two lines, three points, either side) and ordinate (X and Y); never group 42', async () => {
+    const v = await drawing('angles.dxf', {
+      check: 'dimensions',
+      expected: [
+        { value: 36.8699, kind: 'angular', tol: 0.001 },
+        { value: 90, kind: 'angular' },
+        { value: 270, kind: 'angular' },
+        { value: 110, kind: 'ordinate' },
+        { value: 25, kind: 'ordinate' },
+        { value: 120, kind: 'linear' },
+      ],
+    });
+    expect(v.passed, v.reason).toBe(true);
+    expect(v.measured).toContainEqual({ kind: 'angular', value: 36.869898, layer: '0' });
+    const stored = await drawing('angles.dxf', { check: 'dimensions', expected: [{ value: 999 }] });
+    expect(stored.reason).toMatch(/0 of 1 dimensions as expected; missing or wrong: dimension 999/);
   });
 });
 

@@ -40,6 +40,18 @@ beforeAll(async () => {
   files['block.stl'] = await scad(BLOCK, 'block.stl', '--export-format binstl');
   files['edge.stl'] = await scad(EDGE_TOUCH, 'edge.stl');
   files['two.stl'] = await scad(TWO_PARTS, 'two.stl', '--export-format binstl');
+  // A cube with a closed cavity: its inner shell is inside out, as a cavity's must be.
+  files['hollow.stl'] = await scad(
+    'difference() { cube(20, center = true); cube(10, center = true); }',
+    'hollow.stl',
+    '--export-format binstl',
+  );
+  // Two cubes exported apart and put in one file: the shells overlap by 5·10·10.
+  const a = await scad('cube(10);', 'a.stl', '--export-format binstl');
+  const b = await scad('translate([5, 0, 0]) cube(10);', 'b.stl', '--export-format binstl');
+  const both = Buffer.concat([a, b.subarray(84)]);
+  both.writeUInt32LE(a.readUInt32LE(80) + b.readUInt32LE(80), 80);
+  files['overlapping.stl'] = both;
   const bin = files['plate-bin.stl'];
   files['truncated.stl'] = bin.subarray(0, bin.length - 1234);
   files['truncated-ascii.stl'] = files['plate.stl'].subarray(0, 50_000);
@@ -112,6 +124,33 @@ describe('stl.geometry on an alternative valid part (binary block with one hole)
     const params = { property: 'bbox', expected: [6, 80, 50] };
     expect((await check('plate.stl', params)).passed).toBe(false);
     expect((await check('plate.stl', { ...params, any_orientation: true })).passed).toBe(true);
+  });
+});
+
+describe('stl.geometry volume goals and shells', () => {
+  it('a closed cavity is material taken away: 20³ − 10³', async () => {
+    const v = await check('hollow.stl', { property: 'volume', expected: 7000, rel_tol: 1e-6 });
+    expect(v.passed, v.reason).toBe(true);
+  });
+  it('overlapping shells count the shared volume twice, and are named', async () => {
+    const v = await check('overlapping.stl', { property: 'volume', expected: 2000, rel_tol: 0.01 });
+    expect(v).toMatchObject({ passed: false, measured: { volume: 2000, overlap: 500 } });
+    expect(v.reason).toMatch(
+      /volume 2000 counts 500 twice: 2 shells overlap instead of being fused into one solid/,
+    );
+  });
+  it('range, lower is better and a unit', async () => {
+    const r = await check('plate.stl', {
+      property: 'volume',
+      range: { min: 23000, max: 23500 },
+      unit: 'mm³',
+    });
+    expect(r.passed, r.reason).toBe(true);
+    expect(r.reason).toMatch(/volume = 23322.5 mm³, required in \[23000, 23500\] mm³ → inside the range/);
+    const l = await check('plate.stl', { property: 'volume', lower_is_better: { full: 20000, zero: 25000 } });
+    expect(l.score).toBeCloseTo((25000 - PLATE_VOLUME) / 5000, 4);
+    const none = await check('plate.stl', { property: 'volume', rel_tol: 0.01 });
+    expect(none.reason).toMatch(/rel_tol and abs_tol need expected/);
   });
 });
 

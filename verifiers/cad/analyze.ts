@@ -8,7 +8,13 @@ import { parseStl, type ParseStlOptions } from './stl-parse.js';
 import { weld, type WeldMode } from './weld.js';
 
 /** Facts about an STL file, with how it was read. */
-export type StlAnalysis = MeshFacts & { format: 'binary' | 'ascii'; weld: WeldMode; degenerate: number };
+export type StlAnalysis = MeshFacts & {
+  format: 'binary' | 'ascii';
+  weld: WeldMode;
+  degenerate: number;
+  /** The binary header or ASCII solid name (see `TriangleSoup.header`): not evidence. */
+  header: string;
+};
 
 const cache = new Map<string, Promise<StlAnalysis>>();
 const CACHE_SIZE = 8;
@@ -33,10 +39,12 @@ async function run(bytes: Buffer, opts: ParseStlOptions): Promise<StlAnalysis> {
   const soup = parseStl(bytes, opts);
   const exact = weld(soup, 'exact');
   const first = await meshFacts(exact);
-  if (first.manifold) return { ...first, format: soup.format, weld: 'exact', degenerate: exact.degenerate };
+  const header = soup.header;
+  if (first.manifold)
+    return { ...first, format: soup.format, weld: 'exact', degenerate: exact.degenerate, header };
   const q = weld(soup, 'quantized');
   const second = await meshFacts(q);
   return second.manifold
-    ? { ...second, format: soup.format, weld: 'quantized', degenerate: q.degenerate }
-    : { ...first, format: soup.format, weld: 'exact', degenerate: exact.degenerate };
+    ? { ...second, format: soup.format, weld: 'quantized', degenerate: q.degenerate, header }
+    : { ...first, format: soup.format, weld: 'exact', degenerate: exact.degenerate, header };
 }

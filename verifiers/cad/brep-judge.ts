@@ -4,24 +4,16 @@
  * `step.geometry` and `fcstd.document`.
  */
 import { z } from 'zod';
-import { closeness, relativeError } from '../score.js';
+import { fmt, round, vec } from '../judge-value.js';
 import type { Verdict } from '../types.js';
+import { naming, wantedNumbers, type SelfClaim } from './claims.js';
 import { holesOf, matchHoles, type ExpectedHole } from './holes.js';
-import { fmt, pct, round, tolerance, vec, withinTolerance } from './numbers.js';
 import type { BrepFacts, Vec3 } from './occt-facts.js';
-import { ClosenessSchema } from '../params.js';
+import { judgeScalar, scalarGoalParams, scalarGoalProblem, type ScalarGoal } from './scalar.js';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const axis = z.union([z.enum(['x', 'y', 'z']), vec3]);
-const scalar = {
-  /** Relative tolerance, e.g. 0.001 for ±0.1 %. */
-  rel_tol: z.number().nonnegative().optional(),
-  /** Absolute tolerance in model units (cubed for volume, squared for area). */
-  abs_tol: z.number().nonnegative().optional(),
-};
-const needTol = (p: { rel_tol?: number | undefined; abs_tol?: number | undefined }): boolean =>
-  p.rel_tol !== undefined || p.abs_tol !== undefined;
-const COUNTS = ['solids', 'shells', 'faces', 'edges', 'vertices'] as const;
+type Count = 'solids' | 'shells' | 'faces' | 'edges' | 'vertices';
 const SURFACES = [
   'plane',
   'cylinder',
@@ -36,72 +28,105 @@ const SURFACES = [
   'other',
 ] as const;
 
-/** The property checked and its expectation (one variant per property). */
-export const BrepPropertyParams = z.discriminatedUnion('property', [
-  /** BRepCheck finds no fault, and (by default) the file holds at least one solid. */
-  z.object({ property: z.literal('valid'), require_solid: z.boolean().default(true) }),
-  z
-    .object({
-      property: z.literal('volume'),
-      expected: z.number(),
-      ...scalar,
-      /**
-       * Score by closeness instead of a tolerance (for `quality` criteria): 1 at a relative error
-       * ≤ `full`, falling linearly to 0 at ≥ `zero`; passes while the score is above 0.
-       */
-      closeness: ClosenessSchema.optional(),
-    })
-    .refine((p) => needTol(p) || p.closeness !== undefined, 'give rel_tol, abs_tol or closeness'),
-  z
-    .object({ property: z.literal('area'), expected: z.number(), ...scalar })
-    .refine(needTol, 'give rel_tol or abs_tol'),
-  z.object({
-    property: z.literal('center_of_mass'),
-    expected: vec3,
-    abs_tol: z.number().nonnegative().default(0.01),
-  }),
-  z.object({
-    property: z.literal('bbox'),
-    /** Expected size [x, y, z]. */
-    expected: z.tuple([z.number().nonnegative(), z.number().nonnegative(), z.number().nonnegative()]),
-    /** Expected minimum corner, when the placement matters too. */
-    min: vec3.optional(),
-    abs_tol: z.number().nonnegative().default(0.01),
-    /** Compare sorted sizes, so any axis-aligned orientation passes (not with `min`). */
-    any_orientation: z.boolean().default(false),
-  }),
-  z.object({
-    property: z.literal('counts'),
-    /** Exact counts of distinct sub-shapes; only those given are checked. */
-    expected: z
-      .object(Object.fromEntries(COUNTS.map((k) => [k, z.number().int().nonnegative().optional()])))
-      .refine((o) => Object.values(o).some((v) => v !== undefined), 'give at least one count'),
-  }),
-  z.object({
-    property: z.literal('face_types'),
-    /** Faces per surface type; only the types given are checked. */
-    expected: z.partialRecord(z.enum(SURFACES), z.number().int().nonnegative()),
-    /** `exact`: counts must be equal; `at_least`: counts may be higher. */
-    mode: z.enum(['exact', 'at_least']).default('exact'),
-  }),
-  z.object({
-    property: z.literal('holes'),
-    /** Each hole: a point on its axis, the axis (`x`, `y`, `z` or a vector), the diameter. */
-    expected: z.array(z.object({ at: vec3, axis, diameter: z.number().positive() })).min(1),
-    /** Largest distance from `at` to the hole axis. */
-    position_tol: z.number().nonnegative().default(0.05),
-    diameter_tol: z.number().nonnegative().default(0.01),
-    angle_tol_deg: z.number().nonnegative().default(0.5),
-    /** Whether holes other than the expected ones may exist. */
-    allow_extra: z.boolean().default(false),
-  }),
-]);
+/** A scalar property's params: `expected` with a tolerance, or one shared value goal. */
+function scalar<const P extends string, E extends z.ZodRawShape>(property: P, extra: E) {
+  return z.object({ property: z.literal(property), ...scalarGoalParams, ...extra }).superRefine((p, ctx) => {
+    const problem = scalarGoalProblem(p as ScalarGoal);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/**
+ * The variants of a B-rep property check, each with the fields of `extra` (a verifier's own params,
+ * such as a format or a time limit), for a discriminated union on `property`.
+ */
+export function brepPropertyVariants<E extends z.ZodRawShape>(extra: E) {
+  return [
+    /** BRepCheck finds no fault, and (by default) the file holds at least one solid. */
+    z.object({ property: z.literal('valid'), require_solid: z.boolean().default(true), ...extra }),
+    /** Volume: `expected` with `rel_tol`/`abs_tol`, or `range`, `target`, `lower_is_better`, `higher_is_better`. */
+    scalar('volume', extra),
+    /** Surface area, judged like the volume. */
+    scalar('area', extra),
+    z.object({
+      property: z.literal('center_of_mass'),
+      expected: vec3,
+      abs_tol: z.number().nonnegative().default(0.01),
+      ...extra,
+    }),
+    z.object({
+      property: z.literal('bbox'),
+      /** Expected size [x, y, z]. */
+      expected: z.tuple([z.number().nonnegative(), z.number().nonnegative(), z.number().nonnegative()]),
+      /** Expected minimum corner, when the placement matters too. */
+      min: vec3.optional(),
+      abs_tol: z.number().nonnegative().default(0.01),
+      /** Compare sorted sizes, so any axis-aligned orientation passes (not with `min`). */
+      any_orientation: z.boolean().default(false),
+      ...extra,
+    }),
+    z.object({
+      property: z.literal('counts'),
+      /** Exact counts of distinct sub-shapes; only those given are checked. */
+      expected: z
+        .object({
+          solids: z.number().int().nonnegative().optional(),
+          shells: z.number().int().nonnegative().optional(),
+          faces: z.number().int().nonnegative().optional(),
+          edges: z.number().int().nonnegative().optional(),
+          vertices: z.number().int().nonnegative().optional(),
+        })
+        .refine((o) => Object.values(o).some((v) => v !== undefined), 'give at least one count'),
+      ...extra,
+    }),
+    z.object({
+      property: z.literal('face_types'),
+      /** Faces per surface type; only the types given are checked. */
+      expected: z.partialRecord(z.enum(SURFACES), z.number().int().nonnegative()),
+      /** `exact`: counts must be equal; `at_least`: counts may be higher. */
+      mode: z.enum(['exact', 'at_least']).default('exact'),
+      ...extra,
+    }),
+    z.object({
+      property: z.literal('holes'),
+      /** Each hole: a point on its axis, the axis (`x`, `y`, `z` or a vector), the diameter. */
+      expected: z.array(z.object({ at: vec3, axis, diameter: z.number().positive() })).min(1),
+      /** Largest distance from `at` to the hole axis. */
+      position_tol: z.number().nonnegative().default(0.05),
+      diameter_tol: z.number().nonnegative().default(0.01),
+      angle_tol_deg: z.number().nonnegative().default(0.5),
+      /** Whether holes other than the expected ones may exist. */
+      allow_extra: z.boolean().default(false),
+      ...extra,
+    }),
+  ] as const;
+}
+
+/** The property checked and its expectation (one variant per property), with no other fields. */
+export const BrepPropertyParams = z.discriminatedUnion('property', brepPropertyVariants({}));
 export type BrepPropertyParams = z.infer<typeof BrepPropertyParams>;
 
 const AXES: Record<'x' | 'y' | 'z', Vec3> = { x: [1, 0, 0], y: [0, 1, 0], z: [0, 0, 1] };
 
-/** Judges one property of `facts`; `what` names the shape in reasons (a file or an object). */
-export function judgeBrep(what: string, p: BrepPropertyParams, f: BrepFacts): Verdict {
+/**
+ * Judges one property of `facts`; `what` names the shape in reasons (a file or an object). When the
+ * verdict fails and the file's self-claims (header, comments, stored properties) speak of the
+ * property, the reason names them as what they are: not evidence.
+ */
+export function judgeBrep(
+  what: string,
+  p: BrepPropertyParams,
+  f: BrepFacts,
+  claims: readonly SelfClaim[] = [],
+): Verdict {
+  const v = judgeFacts(what, p, f);
+  const wanted = wantedNumbers(
+    'expected' in p ? p.expected : 'target' in p ? (p.target ?? p.range) : undefined,
+  );
+  return naming(v, claims, p.property, wanted, `the exact B-rep geometry (OCCT)`);
+}
+
+function judgeFacts(what: string, p: BrepPropertyParams, f: BrepFacts): Verdict {
   const verdict = (passed: boolean, v: Omit<Verdict, 'passed' | 'score'>): Verdict => ({
     passed,
     score: passed ? 1 : 0,
@@ -130,26 +155,8 @@ export function judgeBrep(what: string, p: BrepPropertyParams, f: BrepFacts): Ve
     case 'volume':
     case 'area': {
       const m = p.property === 'volume' ? f.volume : f.area;
-      if (p.property === 'volume' && p.closeness !== undefined) {
-        const err = relativeError(m, p.expected);
-        const score = closeness(err, p.closeness);
-        return {
-          passed: score > 0,
-          score,
-          measured: round(m),
-          expected: p.expected,
-          tolerance: { rel_full: p.closeness.full, rel_zero: p.closeness.zero },
-          reason: `volume ${fmt(m)} vs target ${fmt(p.expected)}: ${pct(err)} off → score ${Number(score.toFixed(3))} (1 at ≤ ${pct(p.closeness.full)}, 0 at ≥ ${pct(p.closeness.zero)})`,
-        };
-      }
-      const t = withinTolerance(m, p.expected, p.rel_tol, p.abs_tol);
-      const inverted = p.property === 'volume' && m < 0 ? ' (negative: the solid is inside out)' : '';
-      return verdict(t.ok, {
-        measured: round(m),
-        expected: p.expected,
-        tolerance: tolerance(p.rel_tol, p.abs_tol),
-        reason: `${p.property} ${fmt(m)}${inverted} vs expected ${fmt(p.expected)}: off by ${fmt(t.err)} (${pct(t.err / Math.abs(p.expected || 1))}), allowed ${fmt(t.allowed)} → ${t.ok ? 'within' : 'outside'} tolerance`,
-      });
+      const inverted = p.property === 'volume' && m < 0 ? 'negative: the solid is inside out' : undefined;
+      return judgeScalar(p.property, m, p, inverted);
     }
     case 'center_of_mass': {
       const off = Math.hypot(...f.centerOfMass.map((c, i) => c - p.expected[i]!));
@@ -177,10 +184,7 @@ export function judgeBrep(what: string, p: BrepPropertyParams, f: BrepFacts): Ve
       });
     }
     case 'counts': {
-      const want = Object.entries(p.expected).filter(([, v]) => v !== undefined) as [
-        (typeof COUNTS)[number],
-        number,
-      ][];
+      const want = Object.entries(p.expected).filter(([, v]) => v !== undefined) as [Count, number][];
       const measured = Object.fromEntries(want.map(([k]) => [k, f[k]]));
       const wrong = want.filter(([k, v]) => f[k] !== v);
       return verdict(wrong.length === 0, {

@@ -4,6 +4,7 @@
  */
 import JSZip from 'jszip';
 import { ArtifactInvalidError } from '../errors.js';
+import { claim, type SelfClaim } from './claims.js';
 
 /** One document object. */
 export interface FcObject {
@@ -15,12 +16,19 @@ export interface FcObject {
   label: string;
   /** Zip entry of the stored shape (`PartShape.brp`), when the object has one. */
   shapeFile?: string;
+  /**
+   * What the object says about itself beside its shape: its description (Label2) and the values of
+   * properties a user added (a `Volume` typed in). Not evidence.
+   */
+  claims: SelfClaim[];
 }
 
 /** A FreeCAD document opened from its bytes. */
 export interface FcDocument {
   programVersion: string;
   objects: FcObject[];
+  /** What the document says about itself: its Comment and Meta entries. Not evidence. */
+  claims: SelfClaim[];
   /** Reads a zip entry (a stored shape). */
   entry(name: string): Promise<Buffer | null>;
 }
@@ -65,7 +73,7 @@ export function parseDocumentXml(xml: string): Omit<FcDocument, 'entry'> {
   for (const m of list.matchAll(/<Object\s([^>]*?)\/?>/g)) {
     const attrs = attributes(m[1]!);
     if (attrs['name'] === undefined) continue;
-    objects.push({ type: attrs['type'] ?? '', name: attrs['name'], label: attrs['name'] });
+    objects.push({ type: attrs['type'] ?? '', name: attrs['name'], label: attrs['name'], claims: [] });
   }
   const data = /<ObjectData\b[^>]*>([\s\S]*)<\/ObjectData>/.exec(xml)?.[1] ?? '';
   for (const block of data.split(/(?=<Object\s+name=)/)) {
@@ -79,8 +87,48 @@ export function parseDocumentXml(xml: string): Omit<FcDocument, 'entry'> {
         block,
       )?.[1];
     if (shape !== undefined && shape !== '') obj.shapeFile = decode(shape);
+    for (const p of properties(block))
+      if (p.name === 'Label2' || p.dynamic) {
+        const c = claim(`Document.xml ${obj.name}.${p.name}`, `${p.name} = ${p.value}`);
+        if (c !== null && p.value !== '') obj.claims.push(c);
+      }
   }
-  return { programVersion: attributes(root[1]!)['ProgramVersion'] ?? '', objects };
+  const head =
+    /<Properties\b[^>]*>([\s\S]*?)<\/Properties>/.exec(xml.slice(0, xml.indexOf('<Objects')))?.[1] ?? '';
+  const claims: SelfClaim[] = [];
+  for (const p of properties(head))
+    if ((p.name === 'Comment' || p.name === 'Meta' || p.dynamic) && p.value !== '') {
+      const c = claim(`Document.xml ${p.name}`, p.value);
+      if (c !== null) claims.push(c);
+    }
+  return { programVersion: attributes(root[1]!)['ProgramVersion'] ?? '', objects, claims };
+}
+
+/**
+ * The properties of an object block: name, whether a user added it (dynamic properties carry a
+ * `group`), and its value as text (String, Float, Integer, Bool, or Map items `key=value`).
+ */
+function properties(block: string): { name: string; dynamic: boolean; value: string }[] {
+  const out: { name: string; dynamic: boolean; value: string }[] = [];
+  for (const m of block.matchAll(/<Property\s([^>]*)>([\s\S]*?)<\/Property>/g)) {
+    const a = attributes(m[1]!);
+    const body = m[2]!;
+    const values = [...body.matchAll(/<(?:String|Float|Integer|Bool)\s+value="([^"]*)"/g)].map((v) =>
+      decode(v[1]!),
+    );
+    const items = [...body.matchAll(/<Item\s+key="([^"]*)"\s+value="([^"]*)"/g)].map(
+      (v) => `${decode(v[1]!)}=${decode(v[2]!)}`,
+    );
+    const value = [...values.map(number), ...items].join(', ');
+    out.push({ name: a['name'] ?? '', dynamic: a['group'] !== undefined, value });
+  }
+  return out;
+}
+
+/** `18183.1860000000015134` → `18183.186`; other text as it is. */
+function number(s: string): string {
+  const n = Number(s);
+  return s.trim() !== '' && Number.isFinite(n) ? String(Number(n.toPrecision(12))) : s;
 }
 
 function attributes(s: string): Record<string, string> {

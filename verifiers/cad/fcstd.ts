@@ -4,13 +4,14 @@
  * (`check: shape`: the embedded BREP measured with OCCT, any `step.geometry` property).
  */
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
+import { defineVerifier } from '../define.js';
+import { fmt, round, vec } from '../judge-value.js';
 import { withTimeout } from '../timeout.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
-import { BrepPropertyParams, judgeBrep } from './brep-judge.js';
+import type { Verdict, VerifierContext } from '../types.js';
+import { brepPropertyVariants, judgeBrep, type BrepPropertyParams } from './brep-judge.js';
 import { readFcstd, type FcDocument, type FcObject } from './fcstd-read.js';
-import { measureBrep } from './occt.js';
+import { FREECAD_IMAGE, recomputeFcstd } from './fcstd-recompute.js';
+import { measureBrep, type BrepFacts } from './occt.js';
 
 const timeout = {
   /** Time limit of unzipping and measuring, in seconds. */
@@ -34,42 +35,43 @@ const ObjectsCheck = z.object({
   expected: z.array(ObjectRule).min(1),
   ...timeout,
 });
-const ShapeCheck = z.intersection(
-  z.object({
+const ShapeCheck = z.discriminatedUnion(
+  'property',
+  brepPropertyVariants({
     check: z.literal('shape'),
     /** Label or internal name of the object; default: the last object that stores a shape. */
     object: z.string().optional(),
+    /**
+     * Reopen the document in FreeCAD, recompute every object and judge the recomputed shape; the
+     * stored shape must agree with it (a stored BREP is only a cache a file can lie in). Default on.
+     */
+    recompute: z.boolean().default(true),
+    /** Tool image with FreeCAD, for `recompute`. */
+    image: z.string().default(FREECAD_IMAGE),
+    /** Time limit of FreeCAD's reopen and recompute, in seconds. */
+    recompute_timeout_sec: z.number().positive().default(120),
     ...timeout,
   }),
-  BrepPropertyParams,
 );
 
 /** Params of `fcstd.document`. */
-export const FcstdDocumentParams = z.union([ObjectsCheck, ShapeCheck]);
+export const FcstdDocumentParams = z.discriminatedUnion('check', [ObjectsCheck, ShapeCheck]);
 export type FcstdDocumentParams = z.infer<typeof FcstdDocumentParams>;
 
 /** The `fcstd.document` verifier. */
-export const fcstdDocument: Verifier = {
+export const fcstdDocument = defineVerifier({
   name: 'fcstd.document',
   description:
-    'Opens a FreeCAD .FCStd (zip): objects by type/label in Document.xml, and the stored BREP of an object measured with OCCT',
+    'Opens a FreeCAD .FCStd (zip): objects by type/label in Document.xml, and the shape of an object, recomputed by FreeCAD and measured with OCCT',
   params: FcstdDocumentParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = FcstdDocumentParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
+  async judge({ ctx, params: p, file, nonce }) {
     const limitMs = p.parse_timeout_sec * 1000;
-    try {
-      const doc = await withTimeout(() => readFcstd(read.bytes), limitMs, 'FCStd unzip', ctx.signal);
-      if (p.check === 'objects') return judgeObjects(read.rel, p, doc);
-      return await judgeShape(read.rel, p, doc, limitMs);
-    } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err))
-        return { passed: false, score: 0, reason: `${read.rel}: ${err.message}` };
-      throw err;
-    }
+    // A corrupt zip or a time-out becomes a failing verdict in defineVerifier, naming the file.
+    const doc = await withTimeout(() => readFcstd(file.bytes), limitMs, 'FCStd unzip', ctx.signal);
+    if (p.check === 'objects') return judgeObjects(file.rel, p, doc);
+    return judgeShape(ctx, file, p, doc, limitMs, nonce);
   },
-};
+});
 
 function judgeObjects(file: string, p: z.infer<typeof ObjectsCheck>, doc: FcDocument): Verdict {
   const rows = p.expected.map((r) => {
@@ -93,10 +95,12 @@ function judgeObjects(file: string, p: z.infer<typeof ObjectsCheck>, doc: FcDocu
 }
 
 async function judgeShape(
-  file: string,
+  ctx: VerifierContext,
+  file: { path: string; rel: string; bytes: Buffer },
   p: z.infer<typeof ShapeCheck>,
   doc: FcDocument,
   limitMs: number,
+  nonce: string,
 ): Promise<Verdict> {
   const withShape = doc.objects.filter((o) => o.shapeFile !== undefined);
   const obj =
@@ -109,18 +113,83 @@ async function judgeShape(
       score: 0,
       expected: p.object ?? 'an object with a shape',
       measured: withShape.map((o) => o.label),
-      reason: `${file}: no object ${p.object === undefined ? 'stores a shape' : `labelled or named "${p.object}" stores a shape`} (objects with shapes: ${withShape.map((o) => o.label).join(', ') || 'none'})`,
+      reason: `${file.rel}: no object ${p.object === undefined ? 'stores a shape' : `labelled or named "${p.object}" stores a shape`} (objects with shapes: ${withShape.map((o) => o.label).join(', ') || 'none'})`,
     };
   const brep = await doc.entry(obj.shapeFile!);
   if (brep === null || brep.length === 0)
     return {
       passed: false,
       score: 0,
-      reason: `${file}: ${obj.label}'s shape file ${obj.shapeFile} is missing or empty`,
+      measured: { shape_file: obj.shapeFile, bytes: brep?.length ?? 0 },
+      reason: `${file.rel}: ${obj.label}'s shape file ${obj.shapeFile} is missing or empty`,
     };
-  const { facts } = await measureBrep(brep, 'brep', { limitMs });
-  const v = judgeBrep(`${obj.label} (${obj.type})`, p as BrepPropertyParams, facts);
-  return { ...v, reason: `${file} › ${v.reason.startsWith(obj.label) ? '' : `${obj.label}: `}${v.reason}` };
+  const stored = (await measureBrep(brep, 'brep', { limitMs })).facts;
+  const at = `${file.rel} › ${obj.label}`;
+  let facts = stored;
+  if (p.recompute) {
+    const r = await recomputeFcstd(ctx, file.path, file.bytes, obj.name, {
+      image: p.image,
+      timeoutMs: p.recompute_timeout_sec * 1000,
+      marker: nonce,
+    });
+    const summary = { stored: summary3(stored) };
+    if (!r.ok) return { passed: false, score: 0, measured: summary, reason: `${at}: ${r.reason}` };
+    const bad = r.invalid.find((o) => o.name === obj.name);
+    if (bad !== undefined)
+      return {
+        passed: false,
+        score: 0,
+        measured: { ...summary, invalid: r.invalid },
+        reason: `${at}: FreeCAD cannot recompute ${obj.label} from the document (state ${bad.state.join(', ')})`,
+      };
+    const again = (await measureBrep(r.brep, 'brep', { limitMs })).facts;
+    const diff = differences(stored, again);
+    if (diff.length > 0)
+      return {
+        passed: false,
+        score: 0,
+        measured: { ...summary, recomputed: summary3(again) },
+        expected: 'the stored shape equals the shape FreeCAD recomputes from the document',
+        reason: `${at}: the stored shape is not what the document computes — FreeCAD's recompute of this ${obj.type} gives ${diff.join(', ')}; the stored BREP was replaced or is stale, so it is not evidence`,
+      };
+    facts = again;
+  }
+  const v = judgeBrep(`${obj.label} (${obj.type})`, p as BrepPropertyParams, facts, [
+    ...obj.claims,
+    ...doc.claims,
+  ]);
+  return {
+    ...v,
+    reason: `${file.rel} › ${v.reason.startsWith(obj.label) ? '' : `${obj.label}: `}${v.reason}`,
+  };
+}
+
+/** Volume, faces and bounding box, for a verdict's `measured`. */
+function summary3(f: BrepFacts): { volume: number; faces: number; bbox_min: number[]; bbox_max: number[] } {
+  return {
+    volume: round(f.volume),
+    faces: f.faces,
+    bbox_min: f.bboxMin,
+    bbox_max: f.bboxMax,
+  };
+}
+
+/** How the recomputed shape differs from the stored one (empty when they agree). */
+function differences(stored: BrepFacts, again: BrepFacts): string[] {
+  const scale = Math.max(1, ...stored.bboxMax.map((m, i) => Math.abs(m - stored.bboxMin[i]!)));
+  const out: string[] = [];
+  if (Math.abs(stored.volume - again.volume) > 1e-6 * Math.max(1, Math.abs(stored.volume)))
+    out.push(`volume ${fmt(again.volume)} instead of the stored ${fmt(stored.volume)}`);
+  const box = (f: BrepFacts): number[] => [...f.bboxMin, ...f.bboxMax];
+  if (box(stored).some((x, i) => Math.abs(x - box(again)[i]!) > 1e-6 * scale))
+    out.push(
+      `bounding box ${vec(again.bboxMin)}–${vec(again.bboxMax)} instead of ${vec(stored.bboxMin)}–${vec(stored.bboxMax)}`,
+    );
+  if (stored.solids !== again.solids || stored.faces !== again.faces)
+    out.push(
+      `${again.solids} solid(s) and ${again.faces} faces instead of ${stored.solids} and ${stored.faces}`,
+    );
+  return out;
 }
 
 function matches(o: FcObject, r: z.infer<typeof ObjectRule>): boolean {

@@ -33,6 +33,8 @@ export type MeshFacts =
       components: number;
       triangles: number;
       vertices: number;
+      /** Whether the shells make one consistent solid (see `Solidity`). */
+      solidity: Solidity;
     }
   | { manifold: false; status: string; triangles: number; vertices: number };
 
@@ -61,7 +63,12 @@ export async function meshFacts(mesh: IndexedMesh): Promise<MeshFacts> {
     const box = m.boundingBox();
     const parts = m.decompose();
     const components = parts.length;
-    for (const p of parts) p.delete();
+    let solidity: Solidity;
+    try {
+      solidity = solidityOf(wasm, parts);
+    } finally {
+      for (const p of parts) p.delete();
+    }
     return {
       manifold: true,
       volume: m.volume(),
@@ -72,8 +79,87 @@ export async function meshFacts(mesh: IndexedMesh): Promise<MeshFacts> {
       components,
       triangles,
       vertices,
+      solidity,
     };
   } finally {
     m.delete();
   }
+}
+
+type Manifold = InstanceType<ManifoldModule['Manifold']>;
+
+/**
+ * Whether a closed mesh's shells bound one consistent solid. A shell that is inside out (negative
+ * volume) is fine as a cavity inside material; anywhere else it subtracts volume that is not
+ * there. Shells that overlap count the shared volume twice. Both make the signed volume, and any
+ * IoU computed from it, wrong, so a mesh can reach a target volume or an IoU above 1 with them.
+ */
+export interface Solidity {
+  /** Volumes (positive) of inside-out shells that are not cavities in material. */
+  inverted: number[];
+  /** Volume inside two or more solids at once (counted more than once in the mesh's volume). */
+  overlap: number;
+}
+
+/**
+ * Solidity of the connected parts of a manifold. Each inside-out part is taken as a cavity of the
+ * smallest part whose material wholly holds it; the solids left (part minus its cavities) must not
+ * overlap. One positive part, the common case, costs nothing.
+ */
+export function solidityOf(wasm: ManifoldModule, parts: readonly Manifold[]): Solidity {
+  const out: Solidity = { inverted: [], overlap: 0 };
+  if (parts.length === 1) return out;
+  const made: Manifold[] = [];
+  try {
+    const pos = parts.filter((p) => p.volume() > 0);
+    const solids = pos.map((p) => ({ m: p, vol: p.volume(), box: p.boundingBox() }));
+    for (const n of parts.filter((p) => p.volume() < 0)) {
+      const f = flipped(wasm, n);
+      made.push(f);
+      const need = f.volume();
+      const fb = f.boundingBox();
+      const hosts = solids
+        .filter((s) => inside(fb, s.box))
+        .sort((a, b) => a.vol - b.vol)
+        .filter((s) => {
+          const i = s.m.intersect(f);
+          made.push(i);
+          return Math.abs(i.volume() - need) <= 1e-6 * need + 1e-9;
+        });
+      const host = hosts[0];
+      if (host === undefined) {
+        out.inverted.push(need);
+        continue;
+      }
+      host.m = host.m.subtract(f);
+      made.push(host.m);
+      host.box = host.m.boundingBox();
+    }
+    for (let i = 0; i < solids.length; i++)
+      for (let j = i + 1; j < solids.length; j++) {
+        if (!meets(solids[i]!.box, solids[j]!.box)) continue;
+        const x = solids[i]!.m.intersect(solids[j]!.m);
+        made.push(x);
+        out.overlap += x.volume();
+      }
+    return out;
+  } finally {
+    for (const m of made) m.delete();
+  }
+}
+
+type Box = { min: ArrayLike<number>; max: ArrayLike<number> };
+const inside = (a: Box, b: Box): boolean =>
+  [0, 1, 2].every((k) => a.min[k]! >= b.min[k]! && a.max[k]! <= b.max[k]!);
+const meets = (a: Box, b: Box): boolean =>
+  [0, 1, 2].every((k) => a.min[k]! < b.max[k]! && b.min[k]! < a.max[k]!);
+
+/** The part with its triangles turned around (an inside-out shell made outward). */
+function flipped(wasm: ManifoldModule, m: Manifold): Manifold {
+  const mesh = m.getMesh();
+  const tri = new Uint32Array(mesh.triVerts);
+  for (let i = 0; i < tri.length; i += 3) [tri[i + 1], tri[i + 2]] = [tri[i + 2]!, tri[i + 1]!];
+  return new wasm.Manifold(
+    new wasm.Mesh({ numProp: mesh.numProp, vertProperties: mesh.vertProperties, triVerts: tri }),
+  );
 }

@@ -4,12 +4,12 @@
  * manifold-3d booleans after a rigid alignment: none, centroids together, or also principal axes
  * (the best of the four proper sign choices). Score = IoU; passes at ≥ `min_iou`.
  */
-import { stat, readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { readDeliverable } from '../deliverable.js';
-import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { fmt, round, vec } from '../judge-value.js';
+import { taskFile } from '../params.js';
 import {
   affine,
   frameRotation,
@@ -20,7 +20,6 @@ import {
   type V3,
 } from './align.js';
 import { loadManifold } from './manifold.js';
-import { fmt, round, vec } from './numbers.js';
 import { solidKind, solidMesh } from './solid-mesh.js';
 import type { IndexedMesh } from './weld.js';
 
@@ -30,13 +29,7 @@ export const DEFAULT_REFERENCES = ['hidden/reference.step', 'hidden/reference.st
 /** Params of `shape.similarity`. */
 export const ShapeSimilarityParams = z.object({
   /** Reference solid, relative to the task folder; default: the first of `DEFAULT_REFERENCES` present. */
-  reference: z
-    .string()
-    .refine(
-      (p) => !p.startsWith('/') && !p.split('/').includes('..'),
-      'a relative path inside the task folder',
-    )
-    .optional(),
+  reference: taskFile().optional(),
   /** Smallest IoU that passes. */
   min_iou: z.number().gt(0).max(1).default(0.9),
   /** `none`: as placed; `centroid`: volume centroids together; `principal`: also principal axes. */
@@ -55,34 +48,31 @@ const IDENTITY: M3 = [
 ];
 
 /** The `shape.similarity` verifier. */
-export const shapeSimilarity: Verifier = {
+export const shapeSimilarity = defineVerifier({
   name: 'shape.similarity',
   description:
     'IoU of the delivered solid (STL/STEP/BREP) against a hidden reference solid, after centroid or principal-axis alignment (manifold-3d)',
   params: ShapeSimilarityParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = ShapeSimilarityParams.parse(criterion.params);
+  async judge({ ctx, params: p, criterion, file }) {
     const ref = await findReference(ctx.taskDir, p.reference);
     if (ref === null)
       return {
         passed: false,
         score: 0,
-        reason: `no reference solid in the task folder (looked for ${p.reference ?? DEFAULT_REFERENCES.join(', ')})`,
+        expected: { reference: p.reference ?? DEFAULT_REFERENCES },
+        reason: `task error: no reference solid in the task folder (looked for ${p.reference ?? DEFAULT_REFERENCES.join(', ')})`,
       };
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
     const opts = { limitMs: p.parse_timeout_sec * 1000, deflection: p.deflection };
-    let got: IndexedMesh;
-    try {
-      got = await solidMesh(read.bytes, solidKind(criterion.format, read.rel), opts);
-    } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err))
-        return { passed: false, score: 0, reason: `${read.rel}: ${err.message}` };
-      throw err;
-    }
-    // A broken reference is the task's fault, not the agent's: let it throw (a failing verdict
-    // with "verifier failed" from verifyCriterion).
-    const want = await solidMesh(await readFile(ref.full), solidKind(undefined, ref.rel), opts);
+    // A delivery that is no solid becomes a failing verdict in defineVerifier, naming the file.
+    const got = await solidMesh(file.bytes, solidKind(criterion.format, file.rel), opts);
+    // A broken reference is the task's fault, not the agent's: it is reported as such.
+    const want = await solidMesh(await readFile(ref.full), solidKind(undefined, ref.rel), opts).catch(
+      (err: unknown) => {
+        throw new Error(
+          `reference ${ref.rel} is not a solid: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      },
+    );
     const r = await bestIou(got, want, p.align);
     const ok = r.iou >= p.min_iou;
     return {
@@ -98,10 +88,10 @@ export const shapeSimilarity: Verifier = {
       },
       expected: { min_iou: p.min_iou, reference: ref.rel },
       tolerance: { align: p.align, deflection: p.deflection },
-      reason: `IoU ${fmt(r.iou)} of ${read.rel} (volume ${fmt(r.volume)}) against ${ref.rel} (volume ${fmt(r.referenceVolume)}) after ${r.alignment} alignment (moved by ${vec(r.translation)}) → ${ok ? 'at least' : 'below'} the required ${p.min_iou}`,
+      reason: `IoU ${fmt(r.iou)} of ${file.rel} (volume ${fmt(r.volume)}) against ${ref.rel} (volume ${fmt(r.referenceVolume)}) after ${r.alignment} alignment (moved by ${vec(r.translation)}) → ${ok ? 'at least' : 'below'} the required ${p.min_iou}`,
     };
   },
-};
+});
 
 async function findReference(
   taskDir: string,

@@ -1,11 +1,15 @@
 /**
  * A closed triangle mesh from a solid file, whatever its format: STL is parsed and welded; STEP and
- * BREP are meshed by OCCT (`occt.ts`) and then read as STL. Used where meshes are compared.
+ * BREP are meshed by OCCT (`occt.ts`) and then read as STL. Used where meshes are compared, so the
+ * mesh must bound one consistent solid: overlapping shells (volume counted twice) and inside-out
+ * shells (volume taken away where there is none) would skew an IoU, even above 1.
  */
 import path from 'node:path';
 import { ArtifactInvalidError } from '../errors.js';
+import { fmt } from '../judge-value.js';
 import { meshFacts } from './manifold.js';
 import { measureBrep } from './occt.js';
+import { scanStep } from './step-text.js';
 import { parseStl } from './stl-parse.js';
 import { weld, type IndexedMesh } from './weld.js';
 
@@ -37,6 +41,10 @@ export async function solidMesh(
   opts: SolidMeshOptions = {},
 ): Promise<IndexedMesh> {
   let stl = bytes;
+  if (kind === 'step') {
+    const problem = scanStep(bytes).problem;
+    if (problem !== null) throw new ArtifactInvalidError(problem);
+  }
   if (kind !== 'stl') {
     const m = await measureBrep(bytes, kind, {
       meshDeflection: opts.deflection ?? 0.05,
@@ -50,7 +58,22 @@ export async function solidMesh(
   for (const mode of ['exact', 'quantized'] as const) {
     const mesh = weld(soup, mode);
     const facts = await meshFacts(mesh);
-    if (facts.manifold) return mesh;
+    if (facts.manifold) {
+      const { overlap, inverted } = facts.solidity;
+      if (overlap > 1e-6 * Math.abs(facts.volume))
+        throw new ArtifactInvalidError(
+          `not one solid: ${facts.components} shells overlap by ${fmt(overlap)} (counted twice), so an overlap with the reference would be inflated`,
+        );
+      if (inverted.length > 0)
+        throw new ArtifactInvalidError(
+          `not a solid: ${inverted.length} inside-out shell(s) (volume ${inverted.map((v) => `−${fmt(v)}`).join(', ')}) enclose no material, so an overlap with the reference would be inflated`,
+        );
+      if (facts.volume <= 0)
+        throw new ArtifactInvalidError(
+          `not a solid: the mesh is inside out (volume ${fmt(facts.volume)}); its facets face inwards`,
+        );
+      return mesh;
+    }
     status ||= facts.status;
   }
   throw new ArtifactInvalidError(

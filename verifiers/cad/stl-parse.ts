@@ -11,6 +11,11 @@ export interface TriangleSoup {
   format: 'binary' | 'ascii';
   triangles: number;
   positions: Float32Array;
+  /**
+   * What the file says about itself: the 80-byte header of a binary STL, or the name after `solid`
+   * of an ASCII one (printable text only). Never evidence: only the triangles are measured.
+   */
+  header: string;
 }
 
 /** What the first bytes of a file say it is. */
@@ -95,7 +100,7 @@ function parseBinary(buf: Buffer, n: number, max: number, limit: { check(): void
       positions[t * 9 + k] = v;
     }
   }
-  return { format: 'binary', triangles: n, positions };
+  return { format: 'binary', triangles: n, positions, header: printable(buf.subarray(0, 80)) };
 }
 
 const NUM = String.raw`([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)`;
@@ -127,5 +132,19 @@ function parseAscii(buf: Buffer, max: number, limit: { check(): void }): Triangl
     );
   if (coords.some((v) => !Number.isFinite(v)))
     throw new ArtifactInvalidError('ASCII STL has a non-finite coordinate');
-  return { format: 'ascii', triangles: facets, positions: Float32Array.from(coords) };
+  const name = /^\s*solid\b([^\r\n]*)/i.exec(text)?.[1] ?? '';
+  return {
+    format: 'ascii',
+    triangles: facets,
+    positions: Float32Array.from(coords),
+    header: printable(Buffer.from(name, 'latin1')),
+  };
+}
+
+/** The printable ASCII of some bytes, runs of anything else as one space, trimmed. */
+function printable(b: Buffer): string {
+  return b
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim();
 }

@@ -1,12 +1,17 @@
 /**
  * `stl.geometry`: reopens a delivered STL with its own parser and `manifold-3d`, and checks one
  * property: `manifold`, `volume`, `bbox`, `genus` or `components`. A corrupt, truncated, empty or
- * non-manifold file is a failing verdict naming the problem.
+ * non-manifold file is a failing verdict naming the problem. Only the triangles are evidence: the
+ * header (or ASCII solid name) is never read for a value, and a volume made up by overlapping or
+ * inside-out shells is named as such.
  */
 import { z } from 'zod';
 import { defineVerifier } from '../define.js';
+import { fmt, round, vec } from '../judge-value.js';
 import type { Verdict } from '../types.js';
 import { analyzeStl, type StlAnalysis } from './analyze.js';
+import { claim, naming, wantedNumbers, type SelfClaim } from './claims.js';
+import { judgeScalar, scalarGoalParams, scalarGoalProblem } from './scalar.js';
 
 const vec3 = z.tuple([z.number().positive(), z.number().positive(), z.number().positive()]);
 const common = {
@@ -17,18 +22,11 @@ const common = {
 /** Params of `stl.geometry`, by property. */
 export const StlGeometryParams = z.discriminatedUnion('property', [
   z.object({ property: z.literal('manifold'), ...common }),
-  z
-    .object({
-      property: z.literal('volume'),
-      /** Expected volume in the file's units cubed. */
-      expected: z.number().positive(),
-      /** Relative tolerance, e.g. 0.005 for ±0.5 %. */
-      rel_tol: z.number().nonnegative().optional(),
-      /** Absolute tolerance in units cubed. */
-      abs_tol: z.number().nonnegative().optional(),
-      ...common,
-    })
-    .refine((p) => p.rel_tol !== undefined || p.abs_tol !== undefined, 'give rel_tol or abs_tol'),
+  /** Volume in the file's units cubed: `expected` with `rel_tol`/`abs_tol`, or one value goal. */
+  z.object({ property: z.literal('volume'), ...scalarGoalParams, ...common }).superRefine((p, ctx) => {
+    const problem = scalarGoalProblem(p);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   z.object({
     property: z.literal('bbox'),
     /** Expected bounding-box size [x, y, z]. */
@@ -52,7 +50,15 @@ export const stlGeometry = defineVerifier({
   async judge({ params: p, file }) {
     // A parse failure or time-out becomes a failing verdict in defineVerifier, naming the file.
     const a = await analyzeStl(file.bytes, { limitMs: p.parse_timeout_sec * 1000 });
-    return judge(file.rel, p, a);
+    const said = claim(
+      a.format === 'binary' ? 'the binary STL header' : 'the ASCII STL solid name',
+      a.header,
+    );
+    const claims: SelfClaim[] = said === null ? [] : [said];
+    const wanted = wantedNumbers(
+      'expected' in p ? p.expected : 'target' in p ? (p.target ?? p.range) : undefined,
+    );
+    return naming(judge(file.rel, p, a), claims, p.property, wanted, `the ${a.triangles} triangles`);
   },
 });
 
@@ -61,7 +67,12 @@ function judge(file: string, p: StlGeometryParams, a: StlAnalysis): Verdict {
     const why = `${file} is not a closed manifold mesh (manifold-3d: ${a.status}; ${a.triangles} triangles, ${a.vertices} welded vertices)`;
     return p.property === 'manifold'
       ? { passed: false, score: 0, measured: false, expected: true, reason: why }
-      : { passed: false, score: 0, reason: `cannot measure ${p.property}: ${why}` };
+      : {
+          passed: false,
+          score: 0,
+          measured: { manifold: false, status: a.status, triangles: a.triangles },
+          reason: `cannot measure ${p.property}: ${why}`,
+        };
   }
   const verdict = (passed: boolean, v: Omit<Verdict, 'passed' | 'score'>): Verdict => ({
     passed,
@@ -76,16 +87,21 @@ function judge(file: string, p: StlGeometryParams, a: StlAnalysis): Verdict {
         reason: `${file} is a closed manifold: ${a.triangles} triangles, ${a.vertices} vertices, ${a.components} component(s) (${a.format} STL, ${a.weld} weld)`,
       });
     case 'volume': {
-      const err = Math.abs(a.volume - p.expected);
-      const allowed = Math.max(p.abs_tol ?? 0, (p.rel_tol ?? 0) * p.expected);
-      const ok = err <= allowed;
-      const inverted = a.volume < 0 ? ' (negative: the facets are inside out)' : '';
-      return verdict(ok, {
-        measured: round(a.volume),
-        expected: p.expected,
-        tolerance: tol(p.rel_tol, p.abs_tol),
-        reason: `volume ${fmt(a.volume)}${inverted} vs expected ${fmt(p.expected)}: off by ${fmt(err)} (${pct(err / p.expected)}), allowed ${fmt(allowed)} → ${ok ? 'within' : 'outside'} tolerance`,
-      });
+      const { overlap, inverted } = a.solidity;
+      const lost = inverted.reduce((x, y) => x + y, 0);
+      const measured = { volume: round(a.volume), overlap: round(overlap), inverted: inverted.map(round) };
+      if (overlap > 1e-6 * Math.abs(a.volume))
+        return verdict(false, {
+          measured,
+          reason: `${file}: volume ${fmt(a.volume)} counts ${fmt(overlap)} twice: ${a.components} shells overlap instead of being fused into one solid`,
+        });
+      if (inverted.length > 0)
+        return verdict(false, {
+          measured,
+          reason: `${file}: volume ${fmt(a.volume)} is short by ${fmt(lost)}: ${inverted.length} inside-out shell(s) enclose no material and subtract volume that is not there`,
+        });
+      const note = a.volume < 0 ? 'negative: the facets are inside out' : undefined;
+      return judgeScalar('volume', a.volume, p, note);
     }
     case 'bbox': {
       const got = p.any_orientation ? [...a.size].sort((x, y) => x - y) : a.size;
@@ -115,11 +131,3 @@ function judge(file: string, p: StlGeometryParams, a: StlAnalysis): Verdict {
       });
   }
 }
-
-function tol(rel: number | undefined, abs: number | undefined): Record<string, number> {
-  return { ...(rel === undefined ? {} : { rel }), ...(abs === undefined ? {} : { abs }) };
-}
-const round = (x: number): number => Number(x.toPrecision(8));
-const fmt = (x: number): string => String(Number(x.toPrecision(6)));
-const pct = (x: number): string => `${Number((100 * x).toPrecision(3))} %`;
-const vec = (v: readonly number[]): string => `[${v.map(fmt).join(', ')}]`;

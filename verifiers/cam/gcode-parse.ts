@@ -1,12 +1,17 @@
 /**
  * A small G-code interpreter for `gcode.check`: it follows the modal state (G0/G1/G2/G3 motion,
  * G90/G91 and M82/M83, G92, G20/G21, canned drilling cycles G81/G82/G83/G73 until G80, feed F,
- * tool T + M6) and turns the program into moves in machine millimetres. It reads the slicer
- * comments it needs (`;TYPE:`, `;LAYER:` / `;LAYER_CHANGE`, filament used and estimated time) and
- * ignores words it does not know; unbalanced or non-text input throws `ArtifactInvalidError`.
+ * tool T and M6, dwell G4) and turns the program into moves in machine millimetres. It also keeps
+ * what the file says about itself (the slicer's header and layer markers, CNC comments naming a
+ * tool or feed) apart, as claims for the checks to compare with the moves, never as evidence.
+ * Words it does not know are ignored; non-text input or a file without motion throws
+ * `ArtifactInvalidError`.
  */
 import { ArtifactInvalidError } from '../errors.js';
 import { deadline } from '../timeout.js';
+import { readClaim, type GcodeClaims } from './gcode-claims-parse.js';
+
+export type { GcodeClaims, Said } from './gcode-claims-parse.js';
 
 /** One straight move (arcs are split into chords). */
 export interface Move {
@@ -18,29 +23,57 @@ export interface Move {
   e: number;
   /** Feed rate in mm/min in force (0 when none was ever set). */
   f: number;
-  /** Last `;TYPE:` comment seen (slicer feature), lower case; '' when none. */
+  /** Last `;TYPE:` comment seen (slicer feature), lower case; '' when none. A claim, not evidence. */
   type: string;
-  /** Whether a layer marker (`;LAYER:n` or `;LAYER_CHANGE`) was seen before this move. */
-  inLayers: boolean;
+  /** Layer markers (`;LAYER:n`, `;LAYER_CHANGE`) seen before this move; 0 in the start G-code. */
+  layer: number;
+  /**
+   * The tool in use: the one loaded by the last `M6` when the program uses M6 (CNC), else the last
+   * `Tn` selected (FDM extruders, T0 until one is). -1 before any M6.
+   */
+  tool: number;
   /** 1-based source line. */
   line: number;
+}
+
+/** A non-motion command (M codes, G4, G28, G92…) with its first value per word. */
+export interface Command {
+  letter: 'M' | 'G';
+  code: number;
+  words: Record<string, number>;
+  /** Letters given without a number (`M84 X Y E`). */
+  flags: string[];
+  line: number;
+  /** How many moves come before it. */
+  atMove: number;
 }
 
 /** What the interpreter found. */
 export interface GcodeProgram {
   moves: Move[];
-  /** Tool changes in order: tool number and line. */
+  /** Tool changes in order: `M6` loads when the program uses M6, else `Tn` selections. */
   toolChanges: { tool: number; line: number }[];
-  /** Canned-cycle holes: XY position, bottom Z, line. */
-  holes: { x: number; y: number; z: number; line: number }[];
-  /** Slicer comments: filament used (mm) and estimated time (s), when present. */
-  header: { filamentMm?: number; filamentCm3?: number; timeSec?: number; slicer?: string };
+  /** Canned-cycle holes: XY position, bottom Z, tool, line. */
+  holes: { x: number; y: number; z: number; tool: number; line: number }[];
+  /** Non-motion commands in order (M codes, dwells, homing). */
+  commands: Command[];
+  /** Layer markers in order, with the `;Z:` height PrusaSlicer writes after each. */
+  layerMarkers: { line: number; atMove: number; z?: number }[];
+  /** What the file says about itself: slicer header, CNC comments. */
+  claims: GcodeClaims;
   lines: number;
+  /** Size of the text in bytes (latin1: one byte a character). */
+  bytes: number;
+  /** Whether the text ends with a line break (a slicer always writes one). */
+  finalNewline: boolean;
+  /** The last non-blank line and its number. */
+  lastLine: { line: number; text: string };
   /** Words that could not be read (first few), e.g. `Y{machine_depth}`. */
   unreadable: string[];
 }
 
 const WORD = /([A-Z])\s*([-+]?(?:\d+\.?\d*|\.\d+))/g;
+const FLAG = /(?:^|\s)([A-Z])(?=\s|$)/g;
 
 /** Runs the interpreter over a G-code text. */
 export function parseGcode(text: string, limitMs: number): GcodeProgram {
@@ -59,32 +92,59 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
   let cycleZ: number | undefined;
   let f = 0;
   let type = '';
-  let inLayers = false;
+  let layer = 0;
   let pendingTool: number | null = null;
+  let loaded = -1;
+  let selected = 0;
+  const m6: { tool: number; line: number }[] = [];
+  const selects: { tool: number; line: number }[] = [];
+  const loadedAt: number[] = [];
+  const selectedAt: number[] = [];
+  const holeAt: { loaded: number; selected: number }[] = [];
+  let last = { line: 0, text: '' };
   const out: GcodeProgram = {
     moves: [],
     toolChanges: [],
     holes: [],
-    header: {},
+    commands: [],
+    layerMarkers: [],
+    claims: { tools: [], feeds: [] },
     lines: lines.length,
+    bytes: text.length,
+    finalNewline: text.endsWith('\n'),
+    lastLine: last,
     unreadable: [],
+  };
+  let lineNo = 0;
+  const at = (kind: Move['kind'], from: Move['from'], to: Move['to'], de = 0): void => {
+    out.moves.push({ kind, from, to, e: de, f, type, layer, tool: -1, line: lineNo });
+    loadedAt.push(loaded);
+    selectedAt.push(selected);
   };
   let codes = 0;
   for (let n = 0; n < lines.length; n++) {
     if ((n & 4095) === 0) clock.check();
     const raw = lines[n]!;
+    lineNo = n + 1;
+    if (raw.trim() !== '') last = { line: n + 1, text: raw.trim() };
     const semi = raw.indexOf(';');
     const comment = semi >= 0 ? raw.slice(semi + 1).trim() : '';
-    if (comment !== '')
-      readComment(
-        comment,
-        out.header,
-        (t) => (type = t),
-        () => (inLayers = true),
-      );
+    const codePart = semi >= 0 ? raw.slice(0, semi) : raw;
+    const paren = codePart.includes('(')
+      ? [...codePart.matchAll(/\(([^)]*)(?:\)|$)/g)].map((m) => m[1]!.trim())
+      : [];
+    for (const c of paren.length === 0 ? [comment] : [comment, ...paren])
+      if (c !== '') {
+        const said = readClaim(c, n + 1, out.claims);
+        if (said.type !== undefined) type = said.type;
+        if (said.layer) {
+          layer++;
+          out.layerMarkers.push({ line: n + 1, atMove: out.moves.length });
+        }
+        if (said.z !== undefined && out.layerMarkers.length > 0) out.layerMarkers.at(-1)!.z ??= said.z;
+      }
     // RS-274 comments are (…); an unclosed "(" runs to the end of the line
-    const code = (semi >= 0 ? raw.slice(0, semi) : raw)
-      .replace(/\([^)]*(\)|$)/g, '')
+    const code = (paren.length === 0 ? codePart : codePart.replace(/\([^)]*(\)|$)/g, ''))
       .toUpperCase()
       .trim();
     if (code === '' || code.startsWith('%')) continue;
@@ -92,15 +152,24 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
     const words: Record<string, number[]> = {};
     for (const m of code.matchAll(WORD)) (words[m[1]!] ??= []).push(Number(m[2]));
     const g = words['G'] ?? [];
-    const bad = code
+    const rest = code
       .replace(WORD, '')
       .replace(/\*\d+$/, '')
       .trim();
-    if (bad !== '' && g.some((c) => c <= 3) && out.unreadable.length < 5)
-      out.unreadable.push(`line ${n + 1}: ${bad.slice(0, 30)}`);
+    if (rest !== '' && g.some((c) => c <= 3) && out.unreadable.length < 5)
+      out.unreadable.push(`line ${n + 1}: ${rest.slice(0, 30)}`);
     const mcodes = words['M'] ?? [];
     const has = (k: string): boolean => words[k] !== undefined;
     const val = (k: string): number | undefined => words[k]?.[0];
+    const other = g.filter((c) => c > 3 || !Number.isInteger(c));
+    if (mcodes.length > 0 || other.length > 0) {
+      const first: Record<string, number> = {};
+      for (const [k, v] of Object.entries(words)) first[k] = v[0]!;
+      const flags = rest === '' ? [] : [...rest.matchAll(FLAG)].map((m) => m[1]!);
+      const cmd = { words: first, flags, line: n + 1, atMove: out.moves.length };
+      for (const c of mcodes) out.commands.push({ letter: 'M', code: c, ...cmd });
+      for (const c of other) out.commands.push({ letter: 'G', code: c, ...cmd });
+    }
     for (const c of g) {
       if (c === 90) [absXYZ, absE] = [true, true];
       else if (c === 91) [absXYZ, absE] = [false, false];
@@ -115,12 +184,22 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
       if (c === 82) absE = true;
       else if (c === 83) absE = false;
       else if (c === 6) {
-        const t = val('T') ?? pendingTool;
-        out.toolChanges.push({ tool: t ?? -1, line: n + 1 });
+        const t = val('T') ?? pendingTool ?? -1;
+        m6.push({ tool: t, line: n + 1 });
+        loaded = t;
         pendingTool = null;
       }
     }
-    if (has('T') && !mcodes.includes(6)) pendingTool = val('T')!;
+    if (has('T') && !mcodes.includes(6)) {
+      pendingTool = val('T')!;
+      // a T word alone selects an extruder at once (FDM); on a mill it only prepares the next M6
+      if (mcodes.length === 0 && g.length === 0) {
+        selected = pendingTool;
+        selects.push({ tool: selected, line: n + 1 });
+      }
+    }
+    // an M code's words are its arguments (M201 E5000, M203 X200), not a move
+    if (mcodes.length > 0 && g.length === 0) continue;
     if (has('F')) f = val('F')! * scale;
     if (g.includes(92)) {
       // G92 sets positions without motion
@@ -146,53 +225,31 @@ export function parseGcode(text: string, limitMs: number): GcodeProgram {
       const r = cycleR ?? pos[2];
       const bottom = cycleZ ?? pos[2];
       const clear = retractMode === 98 ? Math.max(pos[2], r) : r;
-      const top: [number, number, number] = [target[0], target[1], clear];
-      out.moves.push(
-        mv('rapid', [...pos], [target[0], target[1], Math.max(pos[2], clear)], 0, f, type, inLayers, n),
-      );
-      out.moves.push(
-        mv(
-          'rapid',
-          [target[0], target[1], Math.max(pos[2], clear)],
-          [target[0], target[1], r],
-          0,
-          f,
-          type,
-          inLayers,
-          n,
-        ),
-      );
-      out.moves.push(
-        mv('drill', [target[0], target[1], r], [target[0], target[1], bottom], 0, f, type, inLayers, n),
-      );
-      out.holes.push({ x: target[0], y: target[1], z: bottom, line: n + 1 });
-      [pos[0], pos[1], pos[2]] = top;
+      const high: [number, number, number] = [target[0], target[1], Math.max(pos[2], clear)];
+      at('rapid', [...pos], high);
+      at('rapid', [...high], [target[0], target[1], r]);
+      at('drill', [target[0], target[1], r], [target[0], target[1], bottom]);
+      out.holes.push({ x: target[0], y: target[1], z: bottom, tool: -1, line: n + 1 });
+      holeAt.push({ loaded, selected });
+      [pos[0], pos[1], pos[2]] = [target[0], target[1], clear];
       continue;
     }
     if (!moved && de === 0) continue;
     if (motion === 2 || motion === 3) {
-      arc(pos, target, motion === 2, words, scale, de).forEach(([a, b, d]) =>
-        out.moves.push(mv('feed', a, b, d, f, type, inLayers, n)),
-      );
-    } else out.moves.push(mv(motion === 0 ? 'rapid' : 'feed', [...pos], target, de, f, type, inLayers, n));
+      for (const [a, b, d] of arc(pos, target, motion === 2, words, scale, de)) at('feed', a, b, d);
+    } else at(motion === 0 ? 'rapid' : 'feed', [...pos], target, de);
     [pos[0], pos[1], pos[2]] = target;
   }
   if (codes === 0) throw new ArtifactInvalidError('no G-code commands (only comments or blank lines)');
   if (out.moves.length === 0) throw new ArtifactInvalidError(`no motion commands in ${codes} G-code lines`);
+  // A program that loads tools with M6 is a mill: its tool is the loaded one; else an FDM printer's
+  // extruder selected by a bare Tn (T0 until one is).
+  const byM6 = m6.length > 0;
+  out.moves.forEach((m, i) => (m.tool = byM6 ? loadedAt[i]! : selectedAt[i]!));
+  out.holes.forEach((h, i) => (h.tool = byM6 ? holeAt[i]!.loaded : holeAt[i]!.selected));
+  out.toolChanges = byM6 ? m6 : selects;
+  out.lastLine = last;
   return out;
-}
-
-function mv(
-  kind: Move['kind'],
-  from: [number, number, number],
-  to: [number, number, number],
-  e: number,
-  f: number,
-  type: string,
-  inLayers: boolean,
-  n: number,
-): Move {
-  return { kind, from, to, e, f, type, inLayers, line: n + 1 };
 }
 
 /** Chords of a G2/G3 arc in the XY plane (I/J centre offsets or R radius), ≤ 5° each. */
@@ -214,7 +271,8 @@ function arc(
     const [dx, dy] = [to[0] - from[0], to[1] - from[1]];
     const d = Math.hypot(dx, dy);
     if (d === 0 || Math.abs(r) < d / 2) return [[[...from], [...to], de]];
-    const h = Math.sqrt(r * r - (d * d) / 4) * ((cw ? 1 : -1) * (r > 0 ? 1 : -1));
+    // the centre lies left of the chord for a counter-clockwise short arc (R > 0), right for a clockwise one
+    const h = Math.sqrt(r * r - (d * d) / 4) * ((cw ? -1 : 1) * (r > 0 ? 1 : -1));
     cx = from[0] + dx / 2 - (h * dy) / d;
     cy = from[1] + dy / 2 + (h * dx) / d;
   } else return [[[...from], [...to], de]];
@@ -233,30 +291,4 @@ function arc(
     );
   }
   return pts.slice(1).map((p, i) => [pts[i]!, p, de / k]);
-}
-
-function readComment(
-  c: string,
-  h: GcodeProgram['header'],
-  setType: (t: string) => void,
-  layer: () => void,
-): void {
-  let m: RegExpExecArray | null;
-  if ((m = /^TYPE:\s*(.*)$/i.exec(c))) setType(m[1]!.trim().toLowerCase());
-  else if (/^LAYER(:\s*-?\d+|_CHANGE)\b/i.test(c)) layer();
-  else if ((m = /^filament used \[mm\]\s*=\s*([\d.]+)/i.exec(c))) h.filamentMm = Number(m[1]);
-  else if ((m = /^filament used \[cm3\]\s*=\s*([\d.]+)/i.exec(c))) h.filamentCm3 = Number(m[1]);
-  else if ((m = /^Filament used:\s*([\d.]+)m\b/i.exec(c))) h.filamentMm = Number(m[1]) * 1000;
-  else if ((m = /^estimated printing time \(normal mode\)\s*=\s*(.*)$/i.exec(c))) h.timeSec = duration(m[1]!);
-  else if ((m = /^TIME:\s*(\d+)/.exec(c))) h.timeSec = Number(m[1]);
-  else if ((m = /generated (?:by|with) (\S+)/i.exec(c))) h.slicer = m[1]!;
-  else if ((m = /^FLAVOR:/.exec(c))) h.slicer ??= 'Cura';
-}
-
-/** `1d 2h 29m 51s` → seconds. */
-function duration(s: string): number {
-  let t = 0;
-  for (const m of s.matchAll(/(\d+)\s*([dhms])/g))
-    t += Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as 'd']!;
-  return t;
 }

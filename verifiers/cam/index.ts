@@ -4,5 +4,6 @@ import { gcodeCheck } from './gcode.js';
 
 export { gcodeCheck, GcodeCheckParams } from './gcode.js';
 export { parseGcode, type GcodeProgram, type Move } from './gcode-parse.js';
+export { estimatePrintTime, PRUSA_DEFAULT_MACHINE, type Machine } from './gcode-time.js';
 
 export const camVerifiers: readonly Verifier[] = [gcodeCheck];

@@ -22,9 +22,12 @@ export interface DxfLayer {
 export interface DxfDimension {
   kind: 'linear' | 'aligned' | 'angular' | 'diameter' | 'radius' | 'ordinate';
   layer: string;
-  /** Measured from the definition points (degrees for angular). */
+  /**
+   * Measured from the definition points (degrees for angular); NaN when the points needed are
+   * missing. The stored measurement (group 42) is never used: a file can write any number there.
+   */
   value: number;
-  /** Group 42, when written. */
+  /** Group 42, when written (what the file says it measures; not evidence). */
   stored?: number;
   /** Text override (group 1), `<>` or empty meaning the measurement. */
   text: string;
@@ -44,6 +47,8 @@ export interface DxfModel {
   texts: { text: string; layer: string; type: string }[];
   /** Extents of the geometry (segments, circles, arcs), or null when there is none. */
   extents: { min: P2; max: P2 } | null;
+  /** The header's `$EXTMIN` / `$EXTMAX`, when written: what the file says its extents are (not evidence). */
+  headerExtents: { min: P2; max: P2 } | null;
 }
 
 /** Options of `readDxf`. */
@@ -142,8 +147,10 @@ interface ParsedEntity {
   linearOrAngularPoint1?: { x: number; y: number };
   linearOrAngularPoint2?: { x: number; y: number };
   diameterOrRadiusPoint?: { x: number; y: number };
+  arcPoint?: { x: number; y: number };
 }
 interface ParsedDxf {
+  header?: Record<string, { x: number; y: number } | number>;
   entities?: ParsedEntity[];
   tables?: { layer?: { layers?: Record<string, { name: string; colorIndex?: number }> } };
 }
@@ -164,6 +171,7 @@ function toModel(dxf: ParsedDxf, table: Map<string, { color: number; linetype: s
     dimensions: [],
     texts: [],
     extents: null,
+    headerExtents: headerExtents(dxf.header),
   };
   for (const e of dxf.entities ?? []) {
     const layer = e.layer ?? '0';
@@ -208,21 +216,28 @@ const p = (v: { x: number; y: number }): P2 => [v.x, v.y];
 const dist = (a: P2, b: P2): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 function dimension(e: ParsedEntity, layer: string): DxfDimension | null {
+  const type = e.dimensionType ?? 0;
   const kind = (['linear', 'aligned', 'angular', 'diameter', 'radius', 'angular', 'ordinate'] as const)[
-    (e.dimensionType ?? 0) & 7
+    type & 7
   ];
+  if (kind === undefined) return null;
   const p13 = e.linearOrAngularPoint1 && p(e.linearOrAngularPoint1);
   const p14 = e.linearOrAngularPoint2 && p(e.linearOrAngularPoint2);
   const p10 = e.anchorPoint && p(e.anchorPoint);
   const p15 = e.diameterOrRadiusPoint && p(e.diameterOrRadiusPoint);
-  let value: number | undefined;
+  const p16 = e.arcPoint && p(e.arcPoint);
+  let value = Number.NaN;
   if (kind === 'linear' && p13 && p14) {
     const a = ((e.angle ?? 0) * Math.PI) / 180;
     value = Math.abs((p14[0] - p13[0]) * Math.cos(a) + (p14[1] - p13[1]) * Math.sin(a));
   } else if (kind === 'aligned' && p13 && p14) value = dist(p13, p14);
   else if ((kind === 'diameter' || kind === 'radius') && p10 && p15) value = dist(p10, p15);
-  value ??= e.actualMeasurement;
-  if (kind === undefined || value === undefined) return null;
+  else if (kind === 'angular' && (type & 7) === 5 && p13 && p14 && p15)
+    // Three points: the vertex (15) and a point on each leg (13, 14); the arc (10) picks the side.
+    value = sector([dir(p15, p13), dir(p15, p14)], p10 && dir(p15, p10));
+  else if (kind === 'angular' && p13 && p14 && p10 && p15) value = angleOfLines([p13, p14], [p10, p15], p16);
+  else if (kind === 'ordinate' && p13 && p10)
+    value = Math.abs((type & 64) !== 0 ? p13[0] - p10[0] : p13[1] - p10[1]);
   return {
     kind,
     layer,
@@ -230,6 +245,53 @@ function dimension(e: ParsedEntity, layer: string): DxfDimension | null {
     ...(e.actualMeasurement === undefined ? {} : { stored: e.actualMeasurement }),
     text: e.text ?? '',
   };
+}
+
+const dir = (from: P2, to: P2): number => Math.atan2(to[1] - from[1], to[0] - from[0]);
+const ccw = (from: number, to: number): number =>
+  (((to - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+
+/**
+ * The angle in degrees between two rays (directions in radians): the side that holds `at` when
+ * given, else the side under 180°.
+ */
+function sector([a, b]: [number, number], at?: number): number {
+  const s = ccw(a, b);
+  const inside = at === undefined ? s <= Math.PI : ccw(a, at) <= s;
+  return ((inside ? s : 2 * Math.PI - s) * 180) / Math.PI;
+}
+
+/** The angle between two lines, in the one of the four sectors at their crossing that holds `arc`. */
+function angleOfLines(l1: [P2, P2], l2: [P2, P2], arc?: P2): number {
+  const d1 = dir(l1[0], l1[1]);
+  const d2 = dir(l2[0], l2[1]);
+  const [x1, y1] = l1[0];
+  const [x2, y2] = l2[0];
+  const [u1, v1] = [Math.cos(d1), Math.sin(d1)];
+  const [u2, v2] = [Math.cos(d2), Math.sin(d2)];
+  const den = u1 * v2 - v1 * u2;
+  if (Math.abs(den) < 1e-12) return 0;
+  const t = ((x2 - x1) * v2 - (y2 - y1) * u2) / den;
+  const c: P2 = [x1 + t * u1, y1 + t * v1];
+  if (arc === undefined) return sector([d1, d2]);
+  const rays = [d1, d1 + Math.PI, d2, d2 + Math.PI].map((r) => ccw(0, r)).sort((x, y) => x - y);
+  const at = ccw(0, dir(c, arc));
+  for (let i = 0; i < 4; i++) {
+    const lo = rays[i]!;
+    const hi = i === 3 ? rays[0]! + 2 * Math.PI : rays[i + 1]!;
+    const a = at < lo ? at + 2 * Math.PI : at;
+    if (a >= lo && a <= hi) return ((hi - lo) * 180) / Math.PI;
+  }
+  return sector([d1, d2]);
+}
+
+/** `$EXTMIN` / `$EXTMAX` from the header, when both are written and finite. */
+function headerExtents(h: ParsedDxf['header']): { min: P2; max: P2 } | null {
+  const min = h?.['$EXTMIN'];
+  const max = h?.['$EXTMAX'];
+  if (typeof min !== 'object' || typeof max !== 'object') return null;
+  const box = { min: p(min), max: p(max) };
+  return [...box.min, ...box.max].every((x) => Number.isFinite(x) && Math.abs(x) < 1e19) ? box : null;
 }
 
 /** MTEXT content without formatting codes: `\P` is a new line, `{\fArial;x}` is `x`. */

@@ -5,10 +5,9 @@
  * points), `texts` (TEXT/MTEXT content) or `extents` (size of the geometry).
  */
 import { z } from 'zod';
-import { fmt, vec } from '../cad/numbers.js';
-import { readDeliverable } from '../deliverable.js';
-import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { fmt, round, vec } from '../judge-value.js';
+import type { Verdict } from '../types.js';
 import { readDxf, type DxfModel } from './dxf-read.js';
 import {
   DimensionItem,
@@ -18,6 +17,7 @@ import {
   matchGeometry,
   matchLayers,
   matchTexts,
+  overrideNumbers,
   TextItem,
   type ItemResult,
 } from './spec.js';
@@ -63,26 +63,17 @@ export const DxfDrawingParams = z.discriminatedUnion('check', [
 export type DxfDrawingParams = z.infer<typeof DxfDrawingParams>;
 
 /** The `dxf.drawing` verifier. */
-export const dxfDrawing: Verifier = {
+export const dxfDrawing = defineVerifier({
   name: 'dxf.drawing',
   description:
-    'Reopens a DXF with dxf-parser: layers, entity counts, geometry positions, dimension values, texts, extents',
+    'Reopens a DXF with dxf-parser: layers, entity counts, geometry positions, dimension values (from their definition points), texts, extents (from the entities)',
   params: DxfDrawingParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = DxfDrawingParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    let m: DxfModel;
-    try {
-      m = await readDxf(read.bytes, { limitMs: p.parse_timeout_sec * 1000 });
-    } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err))
-        return { passed: false, score: 0, reason: `${read.rel}: ${err.message}` };
-      throw err;
-    }
-    return judge(read.rel, p, m);
+  async judge({ params: p, file }) {
+    // A corrupt file or a time-out becomes a failing verdict in defineVerifier, naming the file.
+    const m = await readDxf(file.bytes, { limitMs: p.parse_timeout_sec * 1000 });
+    return judge(file.rel, p, m);
   },
-};
+});
 
 function judge(file: string, p: DxfDrawingParams, m: DxfModel): Verdict {
   const items = (rs: ItemResult[], measured: unknown, tolerance: unknown): Verdict => {
@@ -129,7 +120,12 @@ function judge(file: string, p: DxfDrawingParams, m: DxfModel): Verdict {
     case 'dimensions':
       return items(
         matchDimensions(m, p.expected, p.tol),
-        m.dimensions.map((x) => ({ kind: x.kind, value: Number(x.value.toPrecision(8)), layer: x.layer })),
+        m.dimensions.map((x) => ({
+          kind: x.kind,
+          value: round(x.value),
+          layer: x.layer,
+          ...(overrideNumbers(x) === null ? {} : { text: x.text }),
+        })),
         { abs: p.tol },
       );
     case 'texts':
@@ -143,23 +139,35 @@ function judge(file: string, p: DxfDrawingParams, m: DxfModel): Verdict {
         return {
           passed: false,
           score: 0,
+          measured: { segments: 0, circles: 0, arcs: 0 },
           expected: p.expected,
           reason: `${file} has no geometry to measure`,
         };
-      const size = [m.extents.max[0] - m.extents.min[0], m.extents.max[1] - m.extents.min[1]];
-      const off = [
-        ...size.map((s, i) => Math.abs(s - p.expected[i]!)),
-        ...(p.min ?? []).map((x, i) => Math.abs(m.extents!.min[i]! - x)),
-      ];
-      const worst = Math.max(...off);
+      const e = m.extents;
+      const size = [e.max[0] - e.min[0], e.max[1] - e.min[1]];
+      const off = (box: { min: number[]; max: number[] }): number =>
+        Math.max(
+          ...[box.max[0]! - box.min[0]!, box.max[1]! - box.min[1]!].map((s, i) =>
+            Math.abs(s - p.expected[i]!),
+          ),
+          ...(p.min ?? []).map((x, i) => Math.abs(box.min[i]! - x)),
+        );
+      const worst = off(e);
       const ok = worst <= p.abs_tol;
+      // $EXTMIN / $EXTMAX are what the file says; only the entities are measured.
+      const h = m.headerExtents;
+      const claimed = !ok && h !== null && off(h) <= p.abs_tol;
       return {
         passed: ok,
         score: ok ? 1 : 0,
-        measured: { size, min: m.extents.min },
+        measured: {
+          size: size.map(round),
+          min: e.min.map(round),
+          ...(h === null ? {} : { header_extents: { min: h.min.map(round), max: h.max.map(round) } }),
+        },
         expected: { size: p.expected, ...(p.min === undefined ? {} : { min: p.min }) },
         tolerance: { abs: p.abs_tol },
-        reason: `${file}: geometry extents ${vec(size)} from ${vec(m.extents.min)} vs expected ${vec(p.expected)}${p.min ? ` from ${vec(p.min)}` : ''} (±${p.abs_tol}): ${ok ? 'match' : `off by up to ${fmt(worst)}`}`,
+        reason: `${file}: geometry extents ${vec(size)} from ${vec(e.min)} vs expected ${vec(p.expected)}${p.min ? ` from ${vec(p.min)}` : ''} (±${p.abs_tol}): ${ok ? 'match' : `off by up to ${fmt(worst)}`}${claimed ? `; the header's $EXTMIN ${vec(h.min)} / $EXTMAX ${vec(h.max)} claim the expected extents, but what a file says about itself is not evidence: the extents were measured from the entities` : ''}`,
       };
     }
   }

@@ -6,10 +6,8 @@
  * with wrong geometry cannot be rescued by its dimensions and texts; completed at ≥ 75.
  */
 import { z } from 'zod';
-import { fmt } from '../cad/numbers.js';
-import { readDeliverable } from '../deliverable.js';
-import { isArtifactInvalid, isVerifierTimeout } from '../errors.js';
-import type { CriterionInput, Verdict, Verifier, VerifierContext } from '../types.js';
+import { defineVerifier } from '../define.js';
+import { fmt, pct } from '../judge-value.js';
 import { readDxf } from './dxf-read.js';
 import {
   DimensionItem,
@@ -87,23 +85,14 @@ export const DraftingScoreParams = z.object({
 export type DraftingScoreParams = z.infer<typeof DraftingScoreParams>;
 
 /** The `drafting.score` verifier. */
-export const draftingScoreVerifier: Verifier = {
+export const draftingScoreVerifier = defineVerifier({
   name: 'drafting.score',
   description:
     'AutoCAD-Bench drawing score of a DXF: geometry 60 %, dimensions 25 %, annotations 10 %, presentation 5 %; min(raw, 35 + 0.65·geometry); completed at ≥ 75',
   params: DraftingScoreParams,
-  async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
-    const p = DraftingScoreParams.parse(criterion.params);
-    const read = await readDeliverable(ctx, criterion);
-    if ('verdict' in read) return read.verdict;
-    let m;
-    try {
-      m = await readDxf(read.bytes, { limitMs: p.parse_timeout_sec * 1000 });
-    } catch (err) {
-      if (isArtifactInvalid(err) || isVerifierTimeout(err))
-        return { passed: false, score: 0, reason: `${read.rel}: ${err.message}` };
-      throw err;
-    }
+  async judge({ params: p, file }) {
+    // A corrupt file or a time-out becomes a failing verdict in defineVerifier, naming the file.
+    const m = await readDxf(file.bytes, { limitMs: p.parse_timeout_sec * 1000 });
     const geo = matchGeometry(m, p.spec.geometry, p.position_tol);
     const dims = matchDimensions(m, p.spec.dimensions, p.dimension_tol);
     const notes = matchTexts(m, p.spec.annotations);
@@ -120,8 +109,9 @@ export const draftingScoreVerifier: Verifier = {
       presentation: fraction(pres),
     };
     const s = draftingScore(parts);
-    const missed = [...geo, ...dims, ...notes, ...pres].filter((r) => !r.ok).map((r) => r.item);
-    const pct = (x: number): string => `${Math.round(x * 1000) / 10} %`;
+    const missed = [...geo, ...dims, ...notes, ...pres]
+      .filter((r) => !r.ok)
+      .map((r) => r.item + (r.note ? ` (${r.note})` : ''));
     return {
       passed: s.completed,
       score: s.score / 100,
@@ -135,7 +125,7 @@ export const draftingScoreVerifier: Verifier = {
       },
       expected: { completed_at: DRAFTING_PASS, weights: DRAFTING_WEIGHTS },
       tolerance: { position: p.position_tol, dimension: p.dimension_tol },
-      reason: `${read.rel}: geometry ${pct(parts.geometry)}, dimensions ${pct(parts.dimensions)}, annotations ${pct(parts.annotations)}, presentation ${pct(parts.presentation)} → raw ${fmt(s.raw)}, capped at ${fmt(s.cap)} → score ${fmt(s.score)} ${s.completed ? '≥' : '<'} ${DRAFTING_PASS}${missed.length === 0 ? '' : `; missing: ${missed.slice(0, 8).join('; ')}${missed.length > 8 ? ` (+${missed.length - 8} more)` : ''}`}`,
+      reason: `${file.rel}: geometry ${pct(parts.geometry)}, dimensions ${pct(parts.dimensions)}, annotations ${pct(parts.annotations)}, presentation ${pct(parts.presentation)} → raw ${fmt(s.raw)}, capped at ${fmt(s.cap)} → score ${fmt(s.score)} ${s.completed ? '≥' : '<'} ${DRAFTING_PASS}${missed.length === 0 ? '' : `; missing: ${missed.slice(0, 8).join('; ')}${missed.length > 8 ? ` (+${missed.length - 8} more)` : ''}`}`,
     };
   },
-};
+});

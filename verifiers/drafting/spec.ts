@@ -4,7 +4,8 @@
  * with colour and linetype. Used by `dxf.drawing` (one check at a time) and `drafting.score`.
  */
 import { z } from 'zod';
-import type { DxfModel, P2 } from './dxf-read.js';
+import { fmt } from '../judge-value.js';
+import { plainMtext, type DxfDimension, type DxfModel, type P2 } from './dxf-read.js';
 
 const p2 = z.tuple([z.number(), z.number()]);
 
@@ -58,7 +59,7 @@ export interface ItemResult {
 }
 
 const d = (a: P2, b: P2): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
-const fmtP = (p: readonly number[]): string => `(${p.map((x) => Number(x.toPrecision(6))).join(', ')})`;
+const fmtP = (p: readonly number[]): string => `(${p.map(fmt).join(', ')})`;
 
 /**
  * Matches geometry items. Returns one result per item, and the layers of matched entities (for
@@ -128,16 +129,55 @@ export function matchGeometry(
   });
 }
 
-/** Matches expected dimension values one to one against the drawing's dimensions. */
+/**
+ * The numbers a dimension's text override shows instead of its measurement, or null when it shows
+ * the measurement (no override, or `<>` in it). A suppressed text (one space) shows nothing.
+ */
+export function overrideNumbers(d: Pick<DxfDimension, 'text'>): number[] | null {
+  if (d.text === '' || d.text.includes('<>')) return null;
+  const t = plainMtext(d.text).replace(/%%[cdpCDP]/g, ' ');
+  return (t.match(/[-+]?(?:\d+\.?\d*|\.\d+)/g) ?? []).map(Number).filter(Number.isFinite);
+}
+
+/**
+ * Matches expected dimension values one to one against the drawing's dimensions. A dimension's
+ * value is measured from its definition points; one whose text is overridden with a number other
+ * than that measurement shows a value it does not measure, and matches nothing.
+ */
 export function matchDimensions(m: DxfModel, items: readonly DimensionItem[], tol: number): ItemResult[] {
   const free = [...m.dimensions];
+  const shows = (x: DxfDimension, t: number): boolean => {
+    const o = overrideNumbers(x);
+    return o === null || o.some((n) => Math.abs(n - x.value) <= t);
+  };
   return items.map((it) => {
     const t = it.tol ?? tol;
-    const i = free.findIndex(
-      (x) => Math.abs(x.value - it.value) <= t && (it.kind === undefined || x.kind === it.kind),
+    const kindOk = (x: DxfDimension): boolean => it.kind === undefined || x.kind === it.kind;
+    const i = free.findIndex((x) => kindOk(x) && Math.abs(x.value - it.value) <= t && shows(x, t));
+    const item = `${it.kind ?? 'dimension'} ${it.value}`;
+    if (i >= 0) {
+      free.splice(i, 1);
+      return { item, ok: true };
+    }
+    // Why not: a text that claims the value over other definition points, or the right points
+    // under another text.
+    const claims = free.find(
+      (x) => kindOk(x) && (overrideNumbers(x) ?? []).some((n) => Math.abs(n - it.value) <= t),
     );
-    if (i >= 0) free.splice(i, 1);
-    return { item: `${it.kind ?? 'dimension'} ${it.value}`, ok: i >= 0 };
+    if (claims !== undefined)
+      return {
+        item,
+        ok: false,
+        note: `a dimension's text is overridden to "${claims.text}" but its definition points measure ${fmt(claims.value)}: the text is not evidence`,
+      };
+    const hidden = free.find((x) => kindOk(x) && Math.abs(x.value - it.value) <= t);
+    if (hidden !== undefined)
+      return {
+        item,
+        ok: false,
+        note: `the dimension measuring ${fmt(hidden.value)} shows "${hidden.text}" instead (text override)`,
+      };
+    return { item, ok: false };
   });
 }
 
