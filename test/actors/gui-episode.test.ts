@@ -8,13 +8,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../actors/agents/index.js';
+import type { Agent } from '../../actors/agents/index.js';
 import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
 import { replayExecute } from '../../actors/replay/index.js';
 import type { EpisodeEvent } from '../../streams/events.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { cli } from '../helpers/cli.js';
-import { episodeKit, type EpisodeKit } from '../helpers/episode.js';
+import { agentOf, episodeKit, type EpisodeKit } from '../helpers/episode.js';
 
 let kit: EpisodeKit;
 let lt: LoadedTask;
@@ -40,12 +40,21 @@ async function play(prior?: EpisodeEvent[]): Promise<{ r: EpisodeResult; events:
     {
       episodeId: id,
       runId: kit.runId,
-      agent: createAgent('scripted', lt),
+      agent: hostile(),
       artifactsDir: join(kit.dir, id),
       ...(prior ? { prior } : {}),
     },
   );
   return { r, events: await kit.log.read(id) };
+}
+/** The fixture's reference with a shell command sent as round 3, as an agent might send one. */
+function hostile(): Agent {
+  const ref = lt.task.reference;
+  const rounds = [ref[0]!, ref[1]!, { type: 'shell', command: 'touch drawing.dxf' }, ref[2]!];
+  return agentOf('scripted+shell', (round) => {
+    const s = rounds[round - 1];
+    return s === undefined ? { done: true } : { actions: Array.isArray(s) ? s : [s] };
+  });
 }
 const of = <T extends EpisodeEvent['type']>(es: EpisodeEvent[], t: T) =>
   es.filter((e): e is Extract<EpisodeEvent, { type: T }> => e.type === t);
