@@ -7,7 +7,7 @@
  *
  * Run directly: `npx tsx bench/verifiers-cae-cam.ts` prints a table.
  */
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -138,12 +138,21 @@ export async function benchCaeCamVerifiers(): Promise<CaeCamBenchRow[]> {
       {
         // The default: the delivered deck is solved again and the .frd compared with the fresh one.
         verifier: 'calculix.result (default: re-solve + compare)',
-        inProcessMs: await inProcess({
-          ...base,
-          verifier: 'calculix.result',
-          deliverable: 'beam.frd',
-          params: tipZ,
-        }),
+        // Solves are cached by deck content, so each repeat gets a deck that differs by a comment.
+        inProcessMs: await (async () => {
+          const deck = await readFile(path.join(dir, 'beam.inp'), 'utf8');
+          let k = 0;
+          const c = { ...base, verifier: 'calculix.result', deliverable: 'beam.frd', params: tipZ };
+          const ms = await median(REPEAT, async () => {
+            await writeFile(path.join(dir, 'beam.inp'), `${deck}** bench ${++k}\n`);
+            const t = performance.now();
+            const v = await verifyCriterion(ctx, c);
+            if (!v.passed) throw new Error(`calculix.result failed its reference: ${v.reason}`);
+            return performance.now() - t;
+          });
+          await writeFile(path.join(dir, 'beam.inp'), deck);
+          return ms;
+        })(),
         appReopenMs: await app(['beam.inp'], 'OMP_NUM_THREADS=1 ccx -i beam'),
         app: 'ccx 2.20 re-solves beam.inp',
       },

@@ -99,7 +99,23 @@ export async function benchVizVerifiers(
         { name: 'Camera', type: 'camera' },
       ],
     });
-    const png = verify('render.compare', 'goal.png', {});
+    // A PNG equal to viz-camera-light's hidden goal: scored against it, and not a copy of anything
+    // that task gives the agent (viz-place-objects hands its goal.png out, so a copy would fail).
+    await writeFile(
+      path.join(dir, 'render.png'),
+      await readFile(path.join(tasks, 'viz-camera-light/hidden/goal.png')),
+    );
+    const png = async () => {
+      const c = { ...ctx, taskDir: path.join(tasks, 'viz-camera-light') };
+      const v = await verifyCriterion(c, {
+        id: 'bench',
+        verifier: 'render.compare',
+        deliverable: 'render.png',
+        role: 'check',
+        params: {},
+      });
+      if (!v.passed) throw new Error(`render.compare failed its reference artifact: ${v.reason}`);
+    };
     const objectCount = (f: string, open: string) => () =>
       blender(runTool, dir, f, `import bpy; ${open}; print("objects", len(bpy.data.objects))`);
     return [
