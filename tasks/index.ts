@@ -15,6 +15,7 @@ export {
   type Stage,
 } from './schema.js';
 export {
+  fieldPath,
   loadTask,
   loadSuite,
   type LoadedTask,

@@ -47,7 +47,8 @@ export interface LoadOptions {
   verifiers?: CriterionRules;
 }
 
-function fieldPath(path: readonly PropertyKey[]): string {
+/** `['criteria', 3, 'params', 'abs_tl']` → `criteria[3].params.abs_tl`: how every task problem names its field. */
+export function fieldPath(path: readonly PropertyKey[]): string {
   return path
     .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
     .join('')
@@ -135,16 +136,10 @@ function variantSolution(
         },
       ],
     };
-  const field = v.actions ? 'actions' : 'reference_edits';
   const problems = v.actions
-    ? actionProblems(task, field, out)
+    ? actionProblems(task, out, (r) => `actions[${r}]`)
     : Object.entries(v.reference_edits ?? {}).flatMap(([k, step]) =>
-        step === null
-          ? []
-          : actionProblems(task, `${field}.${k}`, [step]).map((p) => ({
-              ...p,
-              field: p.field.replace(/\[0\]/, ''),
-            })),
+        step === null ? [] : actionProblems(task, [step], () => `reference_edits.${k}`),
       );
   return { actions: out, problems: problems.map((p) => ({ file: vfile, ...p })) };
 }

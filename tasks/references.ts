@@ -19,11 +19,14 @@ export function stageNames(task: Pick<Task, 'deliverables'>): string[] {
 
 const GUI_ACTIONS = new Set(['click', 'double_click', 'move', 'drag', 'scroll', 'key', 'type', 'wait']);
 
-/** Problems with the sandboxes the actions of a solution name (`reference`, a variant's `actions`). */
+/**
+ * Problems with the sandboxes the actions of a solution name (`reference`, a variant's `actions`),
+ * each at the field `round(r)` names for round index `r` (`[i]` is appended for a batch's actions).
+ */
 export function actionProblems(
   task: Task,
-  field: string,
   steps: readonly SolutionStep[],
+  round: (r: number) => string,
 ): ReferenceProblem[] {
   const names = Object.keys(task.environment.sandboxes);
   const have = `have: ${names.join(', ')}`;
@@ -31,7 +34,7 @@ export function actionProblems(
   steps.forEach((step, r) => {
     const batch: Action[] = Array.isArray(step) ? step : [step];
     batch.forEach((a, i) => {
-      const at = Array.isArray(step) ? `${field}[${r}][${i}]` : `${field}[${r}]`;
+      const at = Array.isArray(step) ? `${round(r)}[${i}]` : round(r);
       const unknown = (key: string, name: string) =>
         out.push({ field: `${at}.${key}`, message: `unknown sandbox "${name}" (${have})` });
       if (a.type === 'shell') {
@@ -60,7 +63,7 @@ export function taskReferenceProblems(task: Task): ReferenceProblem[] {
         message: `unknown sandbox "${f.sandbox}" (have: ${names.join(', ')})`,
       });
   });
-  out.push(...actionProblems(task, 'reference', task.reference));
+  out.push(...actionProblems(task, task.reference, (r) => `reference[${r}]`));
   return out;
 }
 

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import type { z, ZodType } from 'zod';
 import { readDeliverable } from './deliverable.js';
 import { isArtifactInvalid, isVerifierTimeout } from './errors.js';
-import { paramPath, unknownParams } from './param-keys.js';
+import { fieldPath } from '../tasks/index.js';
+import { unknownParams } from './param-keys.js';
 import type { CriterionInput, Verdict, Verifier, VerifierContext } from './types.js';
 
 /** The delivered artifact a judge looks at. */
@@ -52,7 +53,7 @@ export interface VerifierSpec<S extends ZodType> {
 }
 
 /** The message for the first unknown key of `params`, or null when every key is known. */
-export function unknownParamProblem(
+function unknownParamProblem(
   name: string,
   schema: ZodType,
   params: unknown,
@@ -68,15 +69,46 @@ export function unknownParamProblem(
     u.length > 1
       ? `; also unknown: ${u
           .slice(1)
-          .map((x) => paramPath(x.path))
+          .map((x) => fieldPath(x.path))
           .join(', ')}`
       : '';
-  return { path: paramPath(first.path), message: `unknown param of ${name}${hint}${more}` };
+  return { path: fieldPath(first.path), message: `unknown param of ${name}${hint}${more}` };
 }
 
-/** The message of the first issue of a failed params parse, with its path. */
-export function paramIssue(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+/** The issues of a failed params parse, each with its path. */
+function paramIssue(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   return issues.map((i) => `${i.path.map(String).join('.') || '(params)'}: ${i.message}`).join('; ');
+}
+
+/** The outcome of `checkParams`: the parsed params, or the first problem (path inside `params`). */
+export type ParamsCheck<T> =
+  | { ok: true; data: T }
+  | {
+      ok: false;
+      /** An unknown key, rather than a value the schema refuses. */ unknown: boolean;
+      path: string;
+      message: string;
+    };
+
+/**
+ * Checks a criterion's params against a verifier's schema, the same way when a task loads and when
+ * it is verified: an unknown key first (with the closest valid key), then the schema's own rules.
+ */
+export function checkParams<S extends ZodType>(
+  name: string,
+  schema: S,
+  params: unknown,
+): ParamsCheck<z.output<S>> {
+  const unknown = unknownParamProblem(name, schema, params);
+  if (unknown !== null) return { ok: false, unknown: true, ...unknown };
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  return {
+    ok: false,
+    unknown: false,
+    path: fieldPath(parsed.error.issues[0]!.path),
+    message: `invalid params for ${name}: ${paramIssue(parsed.error.issues)}`,
+  };
 }
 
 /**
@@ -97,11 +129,9 @@ export function defineVerifier<S extends ZodType>(spec: VerifierSpec<S>): Verifi
     sealed: spec.sealed ?? false,
     async verify(ctx: VerifierContext, criterion: CriterionInput): Promise<Verdict> {
       const fail = (reason: string): Verdict => ({ passed: false, score: 0, reason });
-      const unknown = unknownParamProblem(spec.name, spec.params, criterion.params);
-      if (unknown !== null) return fail(`task error: params.${unknown.path}: ${unknown.message}`);
-      const parsed = spec.params.safeParse(criterion.params);
-      if (!parsed.success)
-        return fail(`task error: invalid params for ${spec.name}: ${paramIssue(parsed.error.issues)}`);
+      const parsed = checkParams(spec.name, spec.params, criterion.params);
+      if (!parsed.ok)
+        return fail(`task error: ${parsed.unknown ? `params.${parsed.path}: ` : ''}${parsed.message}`);
       const read = await readDeliverable(ctx, criterion, spec.reads ?? 'bytes');
       if ('verdict' in read) return read.verdict;
       const nonce = ctx.nonce ?? randomBytes(8).toString('hex');

@@ -73,7 +73,7 @@ export function judgeValue(label: string, v: number, p: ValueGoal, source?: stri
   if (p.range !== undefined) {
     const { min, max } = p.range;
     const ok = (min === undefined || v >= min) && (max === undefined || v <= max);
-    const want = min === undefined ? `≤ ${max}` : max === undefined ? `≥ ${min}` : `in [${min}, ${max}]`;
+    const want = `${min !== undefined && max !== undefined ? 'in ' : ''}${rangeText(p.range)}`;
     const by = ok ? '' : ` by ${fmt(min !== undefined && v < min ? min - v : v - max!)}${u}`;
     return {
       passed: ok,
@@ -112,6 +112,11 @@ export function judgeValue(label: string, v: number, p: ValueGoal, source?: stri
     tolerance: { rel_full: p.closeness.full, rel_zero: p.closeness.zero },
     reason: `${said} vs target ${fmt(target)}${u}: ${pct(err)} off → score ${Number(score.toFixed(3))} (1 at ≤ ${pct(p.closeness.full)}, 0 at ≥ ${pct(p.closeness.zero)})`,
   };
+}
+
+/** A range as reasons write it: `≤ 5`, `≥ 1`, `[1, 5]`. */
+export function rangeText(r: { min?: number | undefined; max?: number | undefined }): string {
+  return r.min === undefined ? `≤ ${r.max}` : r.max === undefined ? `≥ ${r.min}` : `[${r.min}, ${r.max}]`;
 }
 
 /** 8 significant digits, for `measured`. */

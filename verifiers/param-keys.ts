@@ -184,11 +184,3 @@ export function editDistance(a: string, b: string): number {
     }
   return rows[a.length]![b.length]!;
 }
-
-/** `['range', 'mn']` → `range.mn`; `['values', 2, 'pth']` → `values[2].pth`. */
-export function paramPath(path: readonly (string | number)[]): string {
-  return path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
-    .join('')
-    .replace(/^\./, '');
-}

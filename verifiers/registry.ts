@@ -4,8 +4,9 @@
  */
 import { BUILTIN_VERIFIERS } from './builtins.js';
 import { UnknownVerifierError, VerifierError } from './errors.js';
-import { paramIssue, unknownParamProblem } from './define.js';
-import { closest, paramPath } from './param-keys.js';
+import { fieldPath } from '../tasks/index.js';
+import { checkParams } from './define.js';
+import { closest } from './param-keys.js';
 import { taskFilesOf } from './params.js';
 import type { Verifier } from './types.js';
 
@@ -59,15 +60,8 @@ export function criterionProblem(verifier: string, params: Record<string, unknow
       message: `${new UnknownVerifierError(verifier, known).message}${near ? ` — did you mean ${near}?` : ''}`,
     };
   }
-  const unknown = unknownParamProblem(verifier, v.params, params);
-  if (unknown !== null) return { path: `params.${unknown.path}`, message: unknown.message };
-  const r = v.params.safeParse(params);
-  if (r.success) return null;
-  const first = r.error.issues[0]!;
-  return {
-    path: paramPath(['params', ...first.path.map((p) => (typeof p === 'number' ? p : String(p)))]),
-    message: `invalid params for ${verifier}: ${paramIssue(r.error.issues)}`,
-  };
+  const r = checkParams(verifier, v.params, params);
+  return r.ok ? null : { path: r.path ? `params.${r.path}` : 'params', message: r.message };
 }
 
 /** Files of the task folder a criterion's params name (hidden testbenches, references, goal images). */
@@ -77,7 +71,7 @@ export function criterionTaskFiles(
 ): { path: string; file: string }[] {
   const v = registry.get(verifier);
   if (v === undefined) return [];
-  return taskFilesOf(v.params, params).map((f) => ({ path: `params.${paramPath(f.path)}`, file: f.file }));
+  return taskFilesOf(v.params, params).map((f) => ({ path: `params.${fieldPath(f.path)}`, file: f.file }));
 }
 
 /** The registry's rules for the task loader (`loadSuite(dir, { verifiers: verifierRules })`). */

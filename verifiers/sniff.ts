@@ -17,7 +17,14 @@ export interface SniffResult {
 /** A sniffer: null when the bytes are not this format at all; else whether they are whole. */
 type Sniffer = (b: Buffer) => SniffResult | null;
 
-const text = (b: Buffer, n = b.length) => b.subarray(0, n).toString('latin1');
+/** The whole buffer as text is made once per buffer, however many sniffers read it. */
+const whole = new WeakMap<Buffer, string>();
+function text(b: Buffer, n?: number): string {
+  if (n !== undefined && n < b.length) return b.subarray(0, n).toString('latin1');
+  let s = whole.get(b);
+  if (s === undefined) whole.set(b, (s = b.toString('latin1')));
+  return s;
+}
 const yes = (seen: string): SniffResult => ({ ok: true, seen });
 const broken = (seen: string): SniffResult => ({ ok: false, seen });
 const count = (s: string, re: RegExp) => (s.match(re) ?? []).length;
@@ -47,8 +54,8 @@ function sexpr(tag: string, what: string): Sniffer {
 /** ISO 10303-21 (STEP and IFC): the framing sections and the terminator. */
 function iso(ifc: boolean): Sniffer {
   return (b) => {
+    if (!/^\uFEFF?\s*ISO-10303-21\s*;/.test(text(b, 256))) return null;
     const s = text(b).replace(/^\uFEFF/, '');
-    if (!/^\s*ISO-10303-21\s*;/.test(s)) return null;
     const schema = /FILE_SCHEMA\s*\(\s*\(\s*'([^']*)'/i.exec(s)?.[1] ?? '';
     if (/^IFC/i.test(schema) !== ifc) return null;
     const name = ifc ? 'IFC' : 'STEP';
@@ -139,8 +146,8 @@ const SNIFFERS: Record<FormatName, Sniffer> = {
   kicad_sch: sexpr('kicad_sch', 'KiCad schematic'),
   kicad_net: sexpr('export', 'KiCad netlist'),
   msh: (b) => {
+    if (!/^\s*\$MeshFormat/.test(text(b, 256))) return null;
     const s = text(b);
-    if (!/^\s*\$MeshFormat/.test(s)) return null;
     const nodes = /\$Nodes[\s\S]*\$EndNodes/.test(s);
     const elements = /\$Elements[\s\S]*\$EndElements/.test(s);
     return nodes && elements
@@ -149,8 +156,8 @@ const SNIFFERS: Record<FormatName, Sniffer> = {
   },
   dxf: (b) => {
     if (text(b, 22) === 'AutoCAD Binary DXF\r\n\x1a\x00') return yes('binary DXF');
+    if (!/^\s*0\s*\r?\n\s*SECTION\b/.test(text(b, 256))) return null;
     const s = text(b);
-    if (!/^\s*0\s*\r?\n\s*SECTION\b/.test(s)) return null;
     const sections = [...s.matchAll(/^\s*0\s*\r?\n\s*SECTION\s*\r?\n\s*2\s*\r?\n\s*([A-Z]+)/gm)].map(
       (m) => m[1],
     );
@@ -170,20 +177,22 @@ const SNIFFERS: Record<FormatName, Sniffer> = {
         ? broken('not valid JSON (truncated or malformed)')
         : null,
   inp: (b) => {
-    const s = text(b);
     if (!/^\s*\*\s*(HEADING|NODE|ELEMENT|INCLUDE|MATERIAL)\b/im.test(text(b, 8192))) return null;
+    const s = text(b);
     return yes(
       `Abaqus/CalculiX input deck: ${count(s, /^\s*\*NODE\b/gim)} *NODE, ${count(s, /^\s*\*ELEMENT\b/gim)} *ELEMENT, ${count(s, /^\s*\*STEP\b/gim)} *STEP`,
     );
   },
   frd: (b) => {
+    if (!/^\s*1C/m.test(text(b, 4096))) return null;
     const s = text(b);
-    if (!/^\s*1C/m.test(text(b, 4096)) || !/^\s*2C/m.test(s)) return null;
+    if (!/^\s*2C/m.test(s)) return null;
     return /^\s*9999\s*$/m.test(s.slice(-64))
       ? yes('CalculiX .frd results')
       : broken('truncated .frd: no closing 9999');
   },
   verilog: (b) => {
+    if (!b.includes('module')) return null;
     const code = text(b)
       .replace(/\/\*[\s\S]*?\*\//g, ' ')
       .replace(/\/\/[^\n]*/g, ' ');
@@ -205,6 +214,23 @@ const SNIFFERS: Record<FormatName, Sniffer> = {
     return yes(`G-code, ${lines.length} command lines, ${moves} moves`);
   },
 };
+
+/** Formats that are text: bytes with a NUL in their first 4 KiB are none of these. */
+const TEXT_ONLY = new Set<FormatName>([
+  'step',
+  'ifc',
+  'kicad_pcb',
+  'kicad_sch',
+  'kicad_net',
+  'msh',
+  'gltf',
+  'json',
+  'inp',
+  'frd',
+  'verilog',
+  'spice',
+  'gcode',
+]);
 
 /** Detection order: binary magics first, then the framed text formats, then the loose ones. */
 const DETECT_ORDER: FormatName[] = [
@@ -252,7 +278,8 @@ export function sniff(format: string, bytes: Buffer): SniffResult {
  * printable text (a script, a log), or `unknown`.
  */
 export function detectFormat(b: Buffer): string {
-  for (const f of DETECT_ORDER) if (SNIFFERS[f](b) !== null) return f;
+  const binary = b.subarray(0, 4096).includes(0);
+  for (const f of DETECT_ORDER) if (!(binary && TEXT_ONLY.has(f)) && SNIFFERS[f](b) !== null) return f;
   return b.length > 0 && /^[\x09\x0a\x0d\x20-\x7e\x80-\xff]*$/.test(text(b, 4096)) ? 'text' : 'unknown';
 }
 
@@ -272,27 +299,26 @@ function jsonOf(b: Buffer): unknown {
 /** Element lines: a letter naming a device, a name, then at least two nodes. */
 const ELEMENT = /^[rclvikedfghxbjmqsotwuyz]\S*\s+\S+\s+\S+/i;
 
-function spiceBody(s: string): string[] {
-  // The first line of a SPICE deck is its title, whatever it says.
-  return s
+/** Element lines and the `.end` line of a SPICE deck (its first line is the title, whatever it says). */
+function spiceFacts(s: string): { elements: number; end: boolean } {
+  const body = s
     .replace(/\r\n?/g, '\n')
     .split('\n')
     .slice(1)
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('*'));
+  return {
+    elements: body.filter((l) => ELEMENT.test(l) && !l.startsWith('.')).length,
+    end: body.some((l) => /^\.end\s*$/i.test(l)),
+  };
 }
 
 function sniffSpice(s: string): SniffResult | null {
-  const body = spiceBody(s);
-  const elements = body.filter((l) => ELEMENT.test(l) && !l.startsWith('.')).length;
-  const end = body.some((l) => /^\.end\s*$/i.test(l));
-  if (elements > 0 && end) return yes(`SPICE netlist, ${elements} element line(s), .end`);
-  return null;
+  const { elements, end } = spiceFacts(s);
+  return elements > 0 && end ? yes(`SPICE netlist, ${elements} element line(s), .end`) : null;
 }
 
 function sniffSpiceWhy(s: string): string {
-  const body = spiceBody(s);
-  const elements = body.filter((l) => ELEMENT.test(l) && !l.startsWith('.')).length;
-  const end = body.some((l) => /^\.end\s*$/i.test(l));
+  const { elements, end } = spiceFacts(s);
   return [elements === 0 ? 'no element lines' : '', end ? '' : 'no .end line'].filter(Boolean).join(', ');
 }

@@ -22,8 +22,6 @@ export interface Attribution {
   detail: string;
 }
 
-const canon = canonicalFormat;
-
 /**
  * The deliverables a stage's app reads from earlier stages: its `consumes` list, or every
  * deliverable of the stage it comes `after`. A file an earlier stage keeps for the archive is never
@@ -111,7 +109,11 @@ export function attribute(events: readonly EpisodeEvent[]): Attribution | null {
           detail: `stage "${st.name}" in ${here} needed ${p.path} from ${from} (stage "${p.stage}"), which was never handed off; ${what}`,
         };
       // Only formats told by content can be wrong: a `.dat` or `.csv` is plain text to the sniffers.
-      if (isKnownFormat(p.format) && last.format !== 'unknown' && canon(last.format) !== canon(p.format))
+      if (
+        isKnownFormat(p.format) &&
+        last.format !== 'unknown' &&
+        canonicalFormat(last.format) !== canonicalFormat(p.format)
+      )
         return {
           ...base,
           artifact: at,

@@ -3,7 +3,7 @@
  * tool_changes, holes), as pure functions of the params and the interpreted program. Every verdict
  * reports what it measured; a comment that was not believed is said in the reason.
  */
-import { fmt, judgeValue, round, vec } from '../judge-value.js';
+import { fmt, judgeValue, rangeText, round, vec } from '../judge-value.js';
 import type { Verdict } from '../types.js';
 import type { CheckParams } from './gcode-params.js';
 import type { GcodeProgram, Move } from './gcode-parse.js';
@@ -328,8 +328,4 @@ export function typical(xs: readonly number[]): number {
   const c = new Map<number, number>();
   for (const x of xs) c.set(zKey(x), (c.get(zKey(x)) ?? 0) + 1);
   return [...c.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? NaN;
-}
-
-function rangeText(r: { min?: number | undefined; max?: number | undefined }): string {
-  return r.min === undefined ? `≤ ${r.max}` : r.max === undefined ? `≥ ${r.min}` : `[${r.min}, ${r.max}]`;
 }
