@@ -3,11 +3,11 @@
  * `task.yaml`, its inputs, `defects/*.yaml` and `hidden/` files for verifiers. A malformed task is
  * reported with its file and field path and left out; the other tasks still load.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod';
 import { TaskLoadError, type TaskProblem } from './errors.js';
+import { checkTaskFile, folderRel, taskFolderFiles } from './files.js';
 import { actionProblems, breaksAtProblems, taskReferenceProblems } from './references.js';
 import {
   AlternativeSchema,
@@ -20,6 +20,7 @@ import {
   type Defect,
   type Task,
 } from './schema.js';
+import { readTaskYaml } from './yaml.js';
 
 /** A task ready to run. */
 export interface LoadedTask {
@@ -59,21 +60,6 @@ function zodProblems(file: string, err: ZodError): TaskProblem[] {
   return err.issues.map((i) => ({ file, field: fieldPath(i.path), message: i.message }));
 }
 
-async function readYaml(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new TaskLoadError(file, '', `cannot read: ${(e as Error).message}`, e);
-  }
-  try {
-    return parseYaml(text);
-  } catch (e) {
-    const where = e instanceof YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line}` : '';
-    throw new TaskLoadError(file, '', `not valid YAML${where}: ${(e as Error).message.split('\n')[0]}`, e);
-  }
-}
-
 async function exists(p: string): Promise<boolean> {
   return stat(p).then(
     () => true,
@@ -85,7 +71,7 @@ async function exists(p: string): Promise<boolean> {
 async function readVariants(dir: string): Promise<[string, string, unknown][]> {
   const names = (await exists(dir)) ? (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort() : [];
   const out: [string, string, unknown][] = [];
-  for (const n of names) out.push([basename(n, '.yaml'), join(dir, n), await readYaml(join(dir, n))]);
+  for (const n of names) out.push([basename(n, '.yaml'), join(dir, n), await readTaskYaml(join(dir, n))]);
   return out;
 }
 
@@ -97,24 +83,32 @@ async function taskProblems(
   opts: LoadOptions,
 ): Promise<TaskProblem[]> {
   const out: TaskProblem[] = taskReferenceProblems(task).map((p) => ({ file, ...p }));
-  for (const [i, f] of task.inputs.files.entries())
-    if (!(await exists(join(dir, f.src))))
-      out.push({ file, field: `inputs.files[${i}].src`, message: `file "${f.src}" not found in ${dir}` });
+  /** Files task.yaml names: their problems are reported at the field, not again by the walk. */
+  const named = new Set<string>();
+  const check = async (field: string, rel: string, folder = false, missing?: string) => {
+    named.add(folderRel(dir, rel));
+    const problem = await checkTaskFile(dir, rel, { folder });
+    if (problem)
+      out.push({ file, field, message: missing && problem.kind === 'missing' ? missing : problem.message });
+  };
+  for (const [i, f] of task.inputs.files.entries()) await check(`inputs.files[${i}].src`, f.src);
   for (const [i, f] of task.inputs.reference_images.entries())
-    if (!(await exists(join(dir, f))))
-      out.push({ file, field: `inputs.reference_images[${i}]`, message: `file "${f}" not found in ${dir}` });
+    await check(`inputs.reference_images[${i}]`, f);
   if (opts.verifiers)
     for (const [i, c] of task.criteria.entries()) {
       const problem = opts.verifiers.problem(c.verifier, c.params);
       if (problem) out.push({ file, field: `criteria[${i}].${problem.path}`, message: problem.message });
       for (const tf of problem ? [] : opts.verifiers.taskFiles(c.verifier, c.params))
-        if (!(await exists(join(dir, tf.file))))
-          out.push({
-            file,
-            field: `criteria[${i}].${tf.path}`,
-            message: `file "${tf.file}" not found in the task folder ${dir} (${c.verifier} reads it; verifiers see hidden/ files, agents do not)`,
-          });
+        await check(
+          `criteria[${i}].${tf.path}`,
+          tf.file,
+          true,
+          `file "${tf.file}" not found in the task folder ${dir} (${c.verifier} reads it; verifiers see hidden/ files, agents do not)`,
+        );
     }
+  // Everything else in the folder (hidden/ files, variants): what `submit` packs must be readable.
+  const walk = await taskFolderFiles(dir);
+  out.push(...walk.problems.filter((p) => !named.has(folderRel(dir, relative(dir, p.file)))));
   return out;
 }
 
@@ -151,7 +145,7 @@ function variantSolution(
  */
 export async function loadTask(dir: string, opts: LoadOptions = {}): Promise<LoadedTask> {
   const file = join(dir, 'task.yaml');
-  const parsed = TaskSchema.safeParse(await readYaml(file));
+  const parsed = TaskSchema.safeParse(await readTaskYaml(file));
   if (!parsed.success) throw TaskLoadError.of(zodProblems(file, parsed.error), parsed.error);
   const t = parsed.data;
   const task: Task = {

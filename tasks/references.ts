@@ -4,6 +4,7 @@
  * files verifiers read from the task folder exist. Each problem names its field and the fix, so
  * what would crash an episode at run time is a load error instead.
  */
+import { MAX_GUI_WAIT_SEC, MAX_SCROLL_NOTCHES } from './limits.js';
 import type { Action, SolutionStep, Task } from './schema.js';
 
 /** A problem inside one file: the field path and what is wrong. */
@@ -47,9 +48,29 @@ export function actionProblems(
         if (a.from === a.to) out.push({ field: `${at}.to`, message: `hands off from "${a.from}" to itself` });
       } else if (GUI_ACTIONS.has(a.type) && task.interface === 'cli')
         out.push({ field: at, message: `${a.type} is a GUI action; a CLI task takes shell commands` });
+      else out.push(...guiLimitProblems(a, at));
     });
   });
   return out;
+}
+
+/** A scripted GUI action past the GUI sandbox's limits would fail at run time: say so at load. */
+function guiLimitProblems(a: Action, at: string): ReferenceProblem[] {
+  if (a.type === 'wait' && a.seconds > MAX_GUI_WAIT_SEC)
+    return [
+      {
+        field: `${at}.seconds`,
+        message: `a wait of ${a.seconds} s: the GUI sandbox waits at most ${MAX_GUI_WAIT_SEC} s per action (split it into several waits)`,
+      },
+    ];
+  if (a.type === 'scroll')
+    return (['dx', 'dy'] as const)
+      .filter((k) => Math.abs(Math.round(a[k])) > MAX_SCROLL_NOTCHES)
+      .map((k) => ({
+        field: `${at}.${k}`,
+        message: `${a[k]} notches: the GUI sandbox scrolls at most ${MAX_SCROLL_NOTCHES} notches per axis and action`,
+      }));
+  return [];
 }
 
 /** Problems with what task.yaml itself names: input sandboxes and the reference's actions. */

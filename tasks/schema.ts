@@ -3,13 +3,21 @@
  * the same rules as JSON Schema so editors can check YAML as it is typed (`engiloop schema`).
  */
 import { z } from 'zod';
-
-const relPath = z
-  .string()
-  .min(1)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
-    message: 'must be a relative path inside the task folder or workspace (no leading "/", no "..")',
-  });
+import {
+  MAX_ACTION_TIMEOUT_SEC,
+  MAX_DESKTOP_TIMEOUT_SEC,
+  MAX_HISTORY_WINDOW,
+  MAX_MEMORY_MB,
+  MAX_OUTPUT_CAP_BYTES,
+  MAX_PIDS,
+  MAX_SANDBOX_RETRIES,
+  MAX_SETTLE_MS,
+  MAX_WALL_CLOCK_SEC,
+  MIN_OUTPUT_CAP_BYTES,
+  intIn,
+  seconds,
+} from './limits.js';
+import { relPath, workdirPath } from './paths.js';
 
 function isRegExp(s: string): boolean {
   try {
@@ -20,6 +28,27 @@ function isRegExp(s: string): boolean {
   }
 }
 
+/**
+ * A verifier's own time limit (`timeout_sec`, `parse_timeout_sec`, at any depth of its params)
+ * ends up in a Node timer too: past the maximum it is a load error, whatever the verifier.
+ */
+function paramTimeoutIssues(params: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const visit = (v: unknown, path: (string | number)[], depth: number): void => {
+    if (depth > 8 || v === null || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v)) {
+      const timeout = k === 'timeout_sec' || k.endsWith('_timeout_sec');
+      if (timeout && typeof x === 'number' && !(x <= MAX_ACTION_TIMEOUT_SEC))
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, k],
+          message: `at most ${MAX_ACTION_TIMEOUT_SEC} s (1 day); longer limits are not supported`,
+        });
+      else visit(x, [...path, Array.isArray(v) ? Number(k) : k], depth + 1);
+    }
+  };
+  visit(params, [], 0);
+}
+
 /** One thing an agent can do. CLI tasks use `shell`; GUI tasks the computer-use actions. */
 export const ActionSchema = z.discriminatedUnion('type', [
   z.object({
@@ -28,8 +57,8 @@ export const ActionSchema = z.discriminatedUnion('type', [
     command: z.string().min(1),
     /** Sandbox to run in; defaults to the task's first sandbox. */
     sandbox: z.string().optional(),
-    /** Overrides the task's per-action timeout, in seconds. */
-    timeout_sec: z.number().positive().optional(),
+    /** Overrides the task's per-action timeout, in seconds (at most 86 400). */
+    timeout_sec: seconds(MAX_ACTION_TIMEOUT_SEC).optional(),
   }),
   z.object({
     type: z.literal('click'),
@@ -88,14 +117,27 @@ export type SolutionStep = z.infer<typeof SolutionStepSchema>;
 export const SandboxSpecSchema = z.object({
   /** Local image tag, e.g. `engiloop/cli:latest` (built by `engiloop images build`). */
   image: z.string().min(1),
-  workdir: z.string().startsWith('/').default('/workspace'),
+  /**
+   * Working folder, the sandbox's size-limited volume. An absolute, normalised path at least one
+   * level deep, outside the system folders (see `workdirProblem`). Default `/workspace`.
+   */
+  workdir: workdirPath.default('/workspace'),
   resources: z
     .object({
       cpus: z.number().positive().max(64).default(1),
-      memory_mb: z.number().int().min(64).default(1024),
-      pids: z.number().int().min(16).default(256),
+      memory_mb: intIn(64, MAX_MEMORY_MB, 'MiB').default(1024),
+      pids: intIn(16, MAX_PIDS, 'processes').default(256),
     })
     .default({ cpus: 1, memory_mb: 1024, pids: 256 }),
+  /**
+   * Long-running services: regular expressions matched against a process's command line (its
+   * argv joined by spaces). After every command, processes the command left behind are killed
+   * unless one of these matches (e.g. `^python3 -m http\\.server` for a server the agent starts on
+   * purpose). A sandbox with `desktop:` keeps every process (its desktop and app are services).
+   */
+  services: z
+    .array(z.string().min(1).refine(isRegExp, { message: 'must be a valid regular expression' }))
+    .default([]),
   /**
    * GUI sandboxes (image `engiloop/desktop:latest`): the desktop (Xvfb 1920×1080 + openbox) is
    * started after provisioning, `launch` is started detached, and the episode waits for a window
@@ -106,11 +148,15 @@ export const SandboxSpecSchema = z.object({
       /** Command starting the app, e.g. `librecad` or `freecad part.FCStd`. */
       launch: z.string().min(1).optional(),
       /** Regular expression of the app's main window title. */
-      window: z.string().optional(),
-      /** How long the app may take to show its window. Default 90 s. */
-      timeout_sec: z.number().positive().default(90),
+      window: z
+        .string()
+        .min(1)
+        .refine(isRegExp, { message: 'must be a valid regular expression' })
+        .optional(),
+      /** How long the app may take to show its window, at most 3600 s. Default 90 s. */
+      timeout_sec: seconds(MAX_DESKTOP_TIMEOUT_SEC).default(90),
       /** Pause after a turn's actions before the screenshot, so apps can repaint. Default 500 ms. */
-      settle_ms: z.number().int().min(0).default(500),
+      settle_ms: intIn(0, MAX_SETTLE_MS, 'ms').default(500),
     })
     .optional(),
 });
@@ -173,7 +219,8 @@ export const CriterionSchema = z.object({
    * `quality`: the continuous score in [0, 1] of a quantitative task.
    */
   role: z.enum(['check', 'feasibility', 'quality']).default('check'),
-  params: z.record(z.string(), z.unknown()).default({}),
+  /** The verifier's params; any `timeout_sec` or `*_timeout_sec` among them is at most 86 400 s. */
+  params: z.record(z.string(), z.unknown()).superRefine(paramTimeoutIssues).default({}),
 });
 
 export const TaskSchema = z
@@ -211,21 +258,38 @@ export const TaskSchema = z
       .object({
         /** Default: 100 (cli) / 200 (gui); 150 / 300 for multi-software and open-ended tasks. */
         max_rounds: z.number().int().positive().optional(),
-        action_timeout_sec: z.number().positive().default(60),
-        wall_clock_sec: z.number().positive().default(3600),
-        /** Bytes kept of each of stdout and stderr per command. */
-        output_cap_bytes: z
-          .number()
-          .int()
-          .positive()
-          .default(64 * 1024),
+        /** Per-command time limit, at most 86 400 s (1 day). Default 60. */
+        action_timeout_sec: seconds(MAX_ACTION_TIMEOUT_SEC).default(60),
+        /** Time limit of the whole episode, at most 2 592 000 s (30 days). Default 3600. */
+        wall_clock_sec: seconds(MAX_WALL_CLOCK_SEC).default(3600),
+        /** Bytes kept of each of stdout and stderr per command, 1 KiB to 64 MiB. Default 64 KiB. */
+        output_cap_bytes: intIn(MIN_OUTPUT_CAP_BYTES, MAX_OUTPUT_CAP_BYTES, 'bytes').default(64 * 1024),
         /**
          * Times a sandbox that vanished under the episode (killed from outside, OOM) is restored from
          * its latest snapshot before the episode ends as infra_error. Default 2.
          */
-        sandbox_retries: z.number().int().min(0).default(2),
+        sandbox_retries: intIn(0, MAX_SANDBOX_RETRIES, 'retries').default(2),
         /** Workspace snapshot every this many rounds (0: never; stages still snapshot). Default 10. */
         snapshot_every: z.number().int().min(0).default(10),
+        /**
+         * Everything one sandbox can write (workspace, /tmp which is also HOME, /dev/shm) adds up to
+         * at most this many MiB, enforced by the kernel: a write past it fails inside the sandbox
+         * with "No space left on device". Default 2048.
+         */
+        disk_mb: z.number().int().min(64).max(1_048_576).default(2048),
+        /**
+         * Largest single file the harness takes out of a sandbox (a deliverable, a hand-off, a
+         * `view_image` file), in MiB, counted at its apparent size (a sparse file counts in full).
+         * Over it, that item fails with both sizes in the reason. Default 512.
+         */
+        file_cap_mb: z.number().int().min(1).max(65_536).default(512),
+        /**
+         * Bytes one episode may store, in MiB: its workspace snapshots, stage artifacts and
+         * deliverables (each distinct content counted once). A snapshot that would pass it is not
+         * taken (recorded with the sizes; a resume then re-runs more actions); a deliverable or
+         * stage artifact that would pass it is refused, as over a cap. Default 8192.
+         */
+        store_budget_mb: z.number().int().min(0).max(1_048_576).default(8192),
       })
       .default({
         action_timeout_sec: 60,
@@ -233,8 +297,12 @@ export const TaskSchema = z
         output_cap_bytes: 65536,
         sandbox_retries: 2,
         snapshot_every: 10,
+        disk_mb: 2048,
+        file_cap_mb: 512,
+        store_budget_mb: 8192,
       }),
-    history_window: z.number().int().positive().default(15),
+    /** Rounds of history the agent sees, 1 to 1000. Default 15. */
+    history_window: intIn(1, MAX_HISTORY_WINDOW, 'rounds').default(15),
     /**
      * Regular expressions for parts of command output that legitimately differ between runs
      * (timestamps, temp paths, timings); `replay --execute` blanks them before comparing, on top of

@@ -16,10 +16,13 @@ export class CliExit extends Error {
 }
 
 /** Parses a whole-number flag; anything else is bad input naming the flag. */
-export function wholeNumber(flag: string, value: string, min = 1): number {
+export function wholeNumber(flag: string, value: string, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new CliExit(EXIT.BAD_INPUT, `--${flag} must be a whole number ≥ ${min} (got "${value}")`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new CliExit(
+      EXIT.BAD_INPUT,
+      `--${flag} must be a whole number ≥ ${min}${max < Number.MAX_SAFE_INTEGER ? ` and ≤ ${max}` : ''} (got "${value}")`,
+    );
   return n;
 }
 

@@ -3,6 +3,7 @@
  * `engiloop worker` (any number, on any machines pointed at the same NATS) runs them;
  * `engiloop status <run>` shows progress; `engiloop nats status|stop` manages the local server.
  */
+import { MAX_HISTORY_WINDOW } from '../../../tasks/index.js';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { JobQueue, localNatsStatus, stopLocalNats } from '../../../streams/index.js';
@@ -32,7 +33,9 @@ export function distributedCommands(program: Command): void {
     .action(async (path: string, f: { agent: string; repeat: string; historyWindow?: string }) => {
       const repeat = wholeNumber('repeat', f.repeat);
       const historyWindow =
-        f.historyWindow === undefined ? undefined : wholeNumber('history-window', f.historyWindow);
+        f.historyWindow === undefined
+          ? undefined
+          : wholeNumber('history-window', f.historyWindow, 1, MAX_HISTORY_WINDOW);
       const { tasks, errors } = await loadRunTasks(
         path,
         f.agent,
