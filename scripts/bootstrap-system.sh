@@ -39,10 +39,12 @@ PIN
 fi
 log "nats-server: $(nats-server --version)"
 
-# --- Docker engine and debootstrap ---
+# --- Docker engine, debootstrap, and the tools of per-sandbox disk limits (actors/sandbox/disk.ts) ---
 pkgs=()
 command -v dockerd >/dev/null || pkgs+=(docker.io)
 command -v debootstrap >/dev/null || pkgs+=(debootstrap)
+command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null || pkgs+=(e2fsprogs)
+command -v losetup >/dev/null || pkgs+=(mount)
 if [ ${#pkgs[@]} -gt 0 ]; then
   apt_update
   log "installing ${pkgs[*]}"
@@ -58,3 +60,11 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { log "dockerd did not come up; see /var/log/engiloop-dockerd.log"; tail -20 /var/log/engiloop-dockerd.log >&2; exit 2; }
 fi
 log "docker: $(docker version --format '{{.Server.Version}}' 2>/dev/null)"
+
+# Each sandbox's workspace is an ext4 filesystem on a loop device: check one can be had.
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+if ! losetup -f >/dev/null 2>&1; then
+  log "no free loop device (losetup -f): per-sandbox disk limits need one; load the loop module, or set ENGILOOP_DISK_LIMIT=off"
+  exit 1
+fi
+mkdir -p /var/lib/engiloop/disks && chmod 700 /var/lib/engiloop/disks

@@ -19,7 +19,7 @@ export const EVENT_VERSION = 2 as const;
  *            `episode.resumed.{reason, snapshotRound, downtimeMs, restoreMs}`;
  *            `verification.completed.stages`; `agent.retried`; `agent.decided.call`;
  *            `observation.recorded.images`; `CommandResult.skipped`; `artifact.handed_off`;
- *            `verification.completed.sources`.
+ *            `verification.completed.sources`; `CommandResult.fault`; `snapshot.skipped`.
  */
 
 /** Fields every event carries. */
@@ -51,6 +51,25 @@ export interface CommandResult {
   blobs?: { stdout?: string; stderr?: string };
   /** Not run: an earlier GUI action of the same turn failed (AutoCAD-Bench's stop-at-first-failure). */
   skipped?: boolean;
+  /**
+   * A fault the command ran into that its own actions could have caused: scored as the agent's,
+   * never as infra_error (see actors/sandbox/faults.ts).
+   */
+  fault?: CommandFault;
+}
+
+/** Why a command's result is an error the agent caused (kill -1, fork bomb, disk full, a cap). */
+export interface CommandFault {
+  code:
+    | 'SHELL_KILLED'
+    | 'SANDBOX_RESTARTED'
+    | 'PIDS_EXHAUSTED'
+    | 'DISK_FULL'
+    | 'TIMEOUT'
+    | 'OUTPUT_CAP'
+    | 'FILE_CAP'
+    | 'REQUEST_CAP';
+  message: string;
 }
 
 /** The agent's output as parsed by the harness. */
@@ -264,6 +283,24 @@ export interface WorkspaceSnapshotted extends EventBase {
   durationMs: number;
 }
 
+/**
+ * A due snapshot was not taken: it would have passed the episode's snapshot budget
+ * (`limits.store_budget_mb`), or (`error`) the workspace could not be archived. A resume restores the latest snapshot before it and re-runs more.
+ */
+export interface SnapshotSkipped extends EventBase {
+  type: 'snapshot.skipped';
+  round: number;
+  reason: 'interval' | 'stage';
+  /** Sandbox whose archive went past what was left, and the bytes it reached before it stopped. */
+  sandbox: string;
+  bytes: number;
+  /** Bytes of snapshots the episode had stored, and its budget. */
+  usedBytes: number;
+  budgetBytes: number;
+  /** Set when the archive could not be made at all (files the agent made unreadable). */
+  error?: string;
+}
+
 /** A stage's deliverables appeared (or changed) and were verified during the episode. */
 export interface StageChecked extends EventBase {
   type: 'stage.checked';
@@ -339,6 +376,7 @@ export type EpisodeEvent =
   | ActionExecuted
   | EpisodeResumed
   | WorkspaceSnapshotted
+  | SnapshotSkipped
   | StageChecked
   | SandboxLost
   | ArtifactHandedOff

@@ -6,6 +6,25 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CriterionInput, Verdict, VerifierContext } from './types.js';
 
+/**
+ * Name of the harness's record, in an artifacts directory, of deliverables it refused to take out
+ * of a sandbox (over the size cap, a symbolic link): `{ "<path>": "<reason>" }`.
+ */
+export const REFUSED_FILE = '.engiloop-refused.json';
+
+async function refusal(artifactsDir: string, rel: string): Promise<string | null> {
+  try {
+    const m = JSON.parse(await readFile(path.join(artifactsDir, REFUSED_FILE), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const r = m[rel];
+    return typeof r === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Host path of a deliverable, or `null` when the relative path would escape the artifacts dir. */
 export function deliverablePath(ctx: Pick<VerifierContext, 'artifactsDir'>, rel: string): string | null {
   const root = path.resolve(ctx.artifactsDir);
@@ -28,7 +47,10 @@ export async function checkDeliverable(
   const full = deliverablePath(ctx, rel);
   if (full === null) return fail(`deliverable path ${rel} escapes the artifacts directory`);
   const st = await stat(full).catch(() => null);
-  if (st === null) return fail(`deliverable ${rel} is missing`);
+  if (st === null) {
+    const why = await refusal(ctx.artifactsDir, rel);
+    return fail(why === null ? `deliverable ${rel} is missing` : `deliverable refused: ${why}`);
+  }
   if (!st.isFile()) return fail(`deliverable ${rel} is not a regular file`);
   if (st.size === 0) return { ...fail(`deliverable ${rel} is empty (0 bytes)`), measured: 0 };
   return null;

@@ -10,6 +10,7 @@ export {
 } from './registry.js';
 export { defineVerifier, type Artifact, type Judging, type VerifierSpec } from './define.js';
 export { criterionJsonSchemas } from './json-schema.js';
+export { REFUSED_FILE } from './deliverable.js';
 export {
   verifyAll,
   verifyCriterion,

@@ -2,21 +2,21 @@
  * The effects the episode machine asks for, carried out against real sandboxes, agents and
  * verifiers. Each returns the event draft(s) that record its outcome; nothing here decides a state.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { EpisodeContext } from '../../machines/index.js';
 import { parseDecision } from '../../machines/index.js';
 import type { AgentCallRecord, CommandResult, EventDraft, StageChecked } from '../../streams/events.js';
-import type { Action, LoadedTask } from '../../tasks/index.js';
+import { readTaskFile, type Action, type LoadedTask } from '../../tasks/index.js';
 import { viewImageRequest, type Agent } from '../agents/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import { sizeText, type Sandbox } from '../sandbox/index.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { notRun, observationText } from './observe.js';
 import { executeGui, observeGui, startDesktops } from './gui-effects.js';
-import { fileStat, handoff } from './handoff.js';
+import { handoff } from './handoff.js';
+import { collectDeliverable, writeRefusals } from './collect.js';
 import { mixStages } from './stages.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
-import { readFile } from 'node:fs/promises';
 import type { Span } from '@opentelemetry/api';
 
 /** Live state the effects share within one episode (never folded: rebuilt from events on resume). */
@@ -28,6 +28,11 @@ export interface EffectScope {
   span: Span;
   /** Size and time of each stage's deliverables when last read, so unchanged ones are not read again. */
   stageStamps?: Map<string, string>;
+  /**
+   * Bytes this episode stored against `limits.store_budget_mb` (snapshots, stage artifacts,
+   * deliverables; each distinct digest once). Rebuilt from the events' snapshots on resume.
+   */
+  stored?: { bytes: number; digests: Set<string> };
 }
 
 export async function provision(s: EffectScope): Promise<EventDraft> {
@@ -44,6 +49,9 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
         cpus: spec.resources.cpus,
         memoryMb: spec.resources.memory_mb,
         pids: spec.resources.pids,
+        diskMb: task.limits.disk_mb,
+        // A desktop sandbox's app and desktop are services; elsewhere only the declared ones stay.
+        services: spec.desktop ? null : spec.services,
         labels: {
           'io.engiloop.run': s.opts.runId,
           'io.engiloop.episode': s.opts.episodeId,
@@ -65,12 +73,16 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
   }
   const first = Object.keys(task.environment.sandboxes)[0]!;
   const files = new Map<string, { dest: string; content: Buffer }[]>();
-  const add = (sandbox: string, src: string, dest: string) =>
-    readFile(join(dir, src)).then((content) => {
+  // Through the task folder's own check (a link out of it, a FIFO, a device, an oversized file
+  // are refused here too, not only at load): a task fault, so infra_error, never the agent's.
+  const add = (sandbox: string, src: string, dest: string, field: string) =>
+    readTaskFile(dir, src, { field }).then((content) => {
       files.set(sandbox, [...(files.get(sandbox) ?? []), { dest, content }]);
     });
-  for (const f of task.inputs.files) await add(f.sandbox ?? first, f.src, f.dest ?? f.src);
-  for (const img of task.inputs.reference_images) await add(first, img, img);
+  for (const [i, f] of task.inputs.files.entries())
+    await add(f.sandbox ?? first, f.src, f.dest ?? f.src, `inputs.files[${i}].src`);
+  for (const [i, img] of task.inputs.reference_images.entries())
+    await add(first, img, img, `inputs.reference_images[${i}]`);
   for (const [name, list] of files) await s.sandboxes.get(name)!.putFiles(list);
   await startDesktops(s);
   return { type: 'sandbox.provisioned', sandboxes: ids };
@@ -97,11 +109,15 @@ async function requestedImages(
   for (const { action } of ctx.history.at(-1)?.results ?? []) {
     const want = viewImageRequest(action);
     if (!want) continue;
-    const bytes = await s.sandboxes.get(want.sandbox ?? first)?.getFile(want.path);
+    const sb = s.sandboxes.get(want.sandbox ?? first);
+    const r = sb ? await sb.readFile(want.path, MAX_IMAGE_BYTES) : null;
+    const bytes = r?.ok ? r.value : null;
     const type = bytes ? imageType(bytes) : null;
-    if (!bytes) notes.push(`view_image ${want.path}: no such file`);
+    if (r && !r.ok && r.refusal.kind === 'too_large')
+      notes.push(`view_image ${want.path}: larger than 5 MiB (${sizeText(r.refusal.size)})`);
+    else if (r && !r.ok && r.refusal.kind !== 'missing') notes.push(`view_image ${r.refusal.message}`);
+    else if (!bytes) notes.push(`view_image ${want.path}: no such file`);
     else if (!type) notes.push(`view_image ${want.path}: not a PNG or JPEG`);
-    else if (bytes.length > MAX_IMAGE_BYTES) notes.push(`view_image ${want.path}: larger than 5 MiB`);
     else {
       images.push({
         name: want.path,
@@ -264,50 +280,26 @@ export async function execute(
 }
 
 /**
- * Reads a deliverable from its sandbox (default the first). `sandbox: "*"` (software selection):
- * from the sandbox that has it; when several do, the one whose copy was written last (the app the
- * agent finally used). Null when missing.
- */
-export async function readDeliverable(
-  s: EffectScope,
-  d: { path: string; sandbox?: string | undefined },
-): Promise<{ sandbox: string; bytes: Buffer } | null> {
-  if (d.sandbox !== '*') {
-    const name = d.sandbox ?? Object.keys(s.lt.task.environment.sandboxes)[0]!;
-    const bytes = await s.sandboxes.get(name)?.getFile(d.path);
-    return bytes ? { sandbox: name, bytes } : null;
-  }
-  const found: { sandbox: string; bytes: Buffer; mtime: number }[] = [];
-  for (const [name, sb] of s.sandboxes) {
-    const bytes = await sb.getFile(d.path);
-    if (!bytes) continue;
-    found.push({ sandbox: name, bytes, mtime: (await fileStat(sb, d.path))?.mtime ?? 0 });
-  }
-  // Newest first; equal times keep declaration order.
-  return found.sort((a, b) => b.mtime - a.mtime)[0] ?? null;
-}
-
-/**
- * Copies the deliverables out, stores them by digest, and runs the verifiers; stages with a weight
- * are mixed into the score from their latest checks.
+ * Copies the deliverables out (streamed and capped: see collect.ts), stores them by digest, and
+ * runs the verifiers; stages with a weight are mixed into the score from their latest checks.
  */
 export async function verify(s: EffectScope, stages: ReadonlyMap<string, StageChecked>): Promise<EventDraft> {
   const { task } = s.lt;
   const artifacts: Record<string, string | null> = {};
   const sources: Record<string, string> = {};
+  const refusals: Record<string, string> = {};
   for (const d of task.deliverables) {
-    const found = await readDeliverable(s, d);
-    const bytes = found?.bytes ?? null;
-    if (found && d.sandbox === '*') sources[d.path] = found.sandbox;
-    if (bytes === null) {
+    const dest = join(s.opts.artifactsDir, d.path);
+    const got = await collectDeliverable(s, d, dest);
+    if (got.kind === 'refused') refusals[d.path] = got.refusal.message;
+    if (got.kind !== 'stored') {
       artifacts[d.path] = null;
       continue;
     }
-    const dest = join(s.opts.artifactsDir, d.path);
-    await mkdir(dirname(dest), { recursive: true });
-    await writeFile(dest, bytes);
-    artifacts[d.path] = await s.deps.blobs.put(bytes);
+    if (d.sandbox === '*') sources[d.path] = got.sandbox;
+    artifacts[d.path] = got.digest;
   }
+  await writeRefusals(s.opts.artifactsDir, refusals);
   await mkdir(s.opts.artifactsDir, { recursive: true });
   const span = startSpan('verify', { 'engiloop.task': task.id }, s.span);
   try {

@@ -7,7 +7,25 @@ import type { ArtifactHandedOff, CommandResult } from '../../streams/events.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { Action } from '../../tasks/index.js';
 import type { EffectScope } from './effects.js';
+import { open, mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { detectFormat } from '../../verifiers/index.js';
+import { fileCapBytes } from './collect.js';
+
+/** Bytes format sniffing reads of a handed-off file (the whole file up to this: some sniffers check the end). */
+const SNIFF_BYTES = 64 * 1024 * 1024;
+
+async function head(path: string): Promise<Buffer> {
+  const fh = await open(path, 'r');
+  try {
+    const n = Math.min(SNIFF_BYTES, (await fh.stat()).size);
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
 
 type Handoff = Extract<Action, { type: 'handoff' }>;
 
@@ -50,29 +68,45 @@ export async function handoff(
       info: null,
     };
   if (a.from === a.to) return { result: fail('handoff: "from" and "to" are the same sandbox'), info: null };
-  const bytes = await src.getFile(a.path);
-  if (bytes === null)
-    return {
-      result: fail(`handoff: ${a.path} does not exist in sandbox ${a.from} (or is not a regular file)`),
-      info: null,
+  // Streamed through a host file (capped, never through a symlink): memory stays flat.
+  const tmp = join(s.opts.artifactsDir, '.handoff', `${process.pid}-${Date.now()}-${a.from}`);
+  await mkdir(dirname(tmp), { recursive: true });
+  let info: HandoffInfo;
+  try {
+    const out = await src.copyOut(a.path, tmp, fileCapBytes(s));
+    if (!out.ok)
+      return {
+        result: {
+          ...fail(
+            out.refusal.kind === 'missing'
+              ? `handoff: ${a.path} does not exist in sandbox ${a.from} (or is not a regular file)`
+              : `handoff: ${out.refusal.message}`,
+          ),
+          ...(out.refusal.kind === 'too_large'
+            ? { fault: { code: 'FILE_CAP' as const, message: out.refusal.message } }
+            : {}),
+        },
+        info: null,
+      };
+    const digest = await s.deps.blobs.putFile(tmp, out.value);
+    const dest = a.dest ?? a.path;
+    await dst.putFileFrom(dest, tmp);
+    info = {
+      from: { sandbox: a.from, path: a.path },
+      to: { sandbox: a.to, path: dest },
+      digest,
+      bytes: out.size,
+      format: detectFormat(await head(tmp)),
+      declared: (/\.([A-Za-z0-9_]+)$/.exec(a.path)?.[1] ?? '').toLowerCase(),
+      producedAt: out.mtime || null,
     };
-  const mtime = (await fileStat(src, a.path))?.mtime ?? null;
-  const digest = await s.deps.blobs.put(bytes);
-  const dest = a.dest ?? a.path;
-  await dst.putFiles([{ dest, content: bytes }]);
-  const info: HandoffInfo = {
-    from: { sandbox: a.from, path: a.path },
-    to: { sandbox: a.to, path: dest },
-    digest,
-    bytes: bytes.length,
-    format: detectFormat(bytes),
-    declared: (/\.([A-Za-z0-9_]+)$/.exec(a.path)?.[1] ?? '').toLowerCase(),
-    producedAt: mtime === null ? null : Math.round(mtime * 1000),
-  };
+  } finally {
+    await rm(tmp, { force: true });
+  }
   const durationMs = Math.round(performance.now() - t0);
   return {
     result: {
-      stdout: `handed off ${a.path} (${bytes.length} bytes, ${info.format}, sha256 ${digest.slice(0, 12)}) from ${a.from} to ${a.to}:${dest}`,
+      stdout: `handed off ${a.path} (${info.bytes} bytes, ${info.format}, sha256 ${info.digest.slice(0, 12)}) from ${a.from} to ${a.to}:${info.to.path}`,
       stderr: '',
       exitCode: 0,
       durationMs,

@@ -5,12 +5,13 @@
  * stage rule), a stage with `after` is only verified once that stage scored enough, and stages with
  * a `weight` feed the final score.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../streams/index.js';
 import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/events.js';
 import type { Stage, Task } from '../../tasks/index.js';
-import { readDeliverable, type EffectScope } from './effects.js';
+import { collectDeliverable, writeRefusals } from './collect.js';
+import type { EffectScope } from './effects.js';
 import { fileStat } from './handoff.js';
 
 /** Every stage of a task, in order: those listed under `stages`, then the others deliverables name. */
@@ -72,18 +73,25 @@ export async function checkStages(
       stamp = parts.join('|');
       if (stamps.get(st.name) === stamp && !recheck) continue;
     }
-    const files = new Map<string, Buffer>();
-    for (const d of ds) {
-      const found = await readDeliverable(s, d);
-      if (!found) break;
-      files.set(d.path, found.bytes);
-    }
-    if (files.size < ds.length) continue; // not all there yet
+    // Each deliverable goes to a scratch folder first; the check's own folder is made only if
+    // something changed since the last check.
+    const scratch = join(s.opts.artifactsDir, '.stages', st.name, 'incoming');
     const artifacts: Record<string, string> = {};
-    for (const [p, b] of files) artifacts[p] = sha256Hex(b);
+    const refusals: Record<string, string> = {};
+    let present = 0;
+    for (const d of ds) {
+      const got = await collectDeliverable(s, d, join(scratch, d.path));
+      if (got.kind === 'missing') break;
+      present++;
+      if (got.kind === 'stored') artifacts[d.path] = got.digest;
+      else {
+        refusals[d.path] = got.refusal.message;
+        artifacts[d.path] = `refused:${sha256Hex(Buffer.from(got.refusal.message))}`;
+      }
+    }
+    if (present < ds.length) continue; // not all there yet
     if (stamp) stamps.set(st.name, stamp);
     if (prev && same(prev.artifacts, artifacts) && !recheck) continue;
-    for (const b of files.values()) await s.deps.blobs.put(b);
 
     let draft: Extract<EventDraft, { type: 'stage.checked' }>;
     if (blocked) {
@@ -100,10 +108,13 @@ export async function checkStages(
       };
     } else {
       const dir = join(s.opts.artifactsDir, '.stages', st.name, `r${round}`);
-      for (const [p, b] of files) {
-        await mkdir(dirname(join(dir, p)), { recursive: true });
-        await writeFile(join(dir, p), b);
-      }
+      // Only the latest check's files stay on the host (every version is in the object store, within
+      // the episode's store budget): a deliverable rewritten every round cannot fill the disk.
+      for (const old of await readdir(dirname(dir)).catch(() => [] as string[]))
+        if (/^r\d+$/.test(old)) await rm(join(dirname(dir), old), { recursive: true, force: true });
+      await mkdir(dirname(dir), { recursive: true });
+      await rename(scratch, dir).catch(() => mkdir(dir, { recursive: true }));
+      await writeRefusals(dir, refusals);
       const paths = new Set(ds.map((d) => d.path));
       const criteria = task.criteria.filter((c) => c.deliverable !== undefined && paths.has(c.deliverable));
       const scoring = criteria.some((c) => c.role === 'quality') ? 'quantitative' : 'binary';

@@ -5,10 +5,19 @@ import type Docker from 'dockerode';
 import type { CommandResult } from '../../streams/events.js';
 import { asyncDispose } from './dispose.js';
 import { statusOf, toSandboxError } from './docker-errors.js';
-import { getFile, putFiles, type FilesHost } from './files.js';
+import {
+  copyFileOut,
+  getFile,
+  putFileFrom,
+  putFiles,
+  readFileOut,
+  type FileOut,
+  type FilesHost,
+} from './files.js';
+import type { LimitedDisk } from './disk.js';
 import type { PersistentShell } from './shell.js';
 import type { ExecOptions, Sandbox } from './types.js';
-import { restoreWorkspace, snapshotWorkspace } from './workspace.js';
+import { restoreWorkspace, snapshotWorkspace, snapshotWorkspaceTo, type SnapshotOut } from './workspace.js';
 
 /** Made by `DockerSandboxProvider.create`; see `Sandbox` for the contract and errors. */
 export class DockerSandbox implements Sandbox {
@@ -21,6 +30,7 @@ export class DockerSandbox implements Sandbox {
     private readonly docker: Docker,
     private readonly container: Docker.Container,
     private readonly shell: PersistentShell,
+    private readonly disk?: LimitedDisk,
   ) {
     this.host = { docker, container, workdir };
   }
@@ -33,12 +43,32 @@ export class DockerSandbox implements Sandbox {
     return this.shell.run(command, opts);
   }
 
+  setServices(services: readonly string[] | null): void {
+    this.shell.setServices(services);
+  }
+
   putFiles(files: { dest: string; content: Buffer }[]): Promise<void> {
     return putFiles(this.host, files);
   }
 
   getFile(path: string): Promise<Buffer | null> {
     return getFile(this.host, path);
+  }
+
+  readFile(path: string, capBytes: number): Promise<FileOut<Buffer>> {
+    return readFileOut(this.host, path, capBytes);
+  }
+
+  copyOut(path: string, dest: string, capBytes: number): Promise<FileOut<string>> {
+    return copyFileOut(this.host, path, dest, capBytes);
+  }
+
+  putFileFrom(dest: string, hostPath: string): Promise<void> {
+    return putFileFrom(this.host, dest, hostPath);
+  }
+
+  snapshotTo(dest: string, capBytes: number): Promise<SnapshotOut> {
+    return snapshotWorkspaceTo(this.host, dest, capBytes);
   }
 
   snapshot(): Promise<Buffer> {
@@ -65,12 +95,13 @@ export class DockerSandbox implements Sandbox {
     } catch (err) {
       // Already gone (404) or already being removed (409): the goal is reached.
       const s = statusOf(err);
-      if (s === 404 || s === 409) return;
-      throw toSandboxError(err, {
-        docker: this.docker,
-        doing: `removing sandbox ${this.name}`,
-        fallback: 'SANDBOX_IO',
-      });
+      if (s !== 404 && s !== 409)
+        throw toSandboxError(err, {
+          docker: this.docker,
+          doing: `removing sandbox ${this.name}`,
+          fallback: 'SANDBOX_IO',
+        });
     }
+    await this.disk?.release();
   }
 }

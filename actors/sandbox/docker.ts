@@ -7,7 +7,17 @@ import Docker from 'dockerode';
 import { describeEndpoint, statusOf, toSandboxError } from './docker-errors.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { SandboxError } from './errors.js';
-import { LABEL, hardenedContainerOptions } from './hardening.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  DISK_DIR,
+  createLimitedDisk,
+  diskLimitMode,
+  removeLimitedDisk,
+  splitDisk,
+  type LimitedDisk,
+} from './disk.js';
+import { LABEL, hardenedContainerOptions, sandboxRuntime } from './hardening.js';
 import { PersistentShell } from './shell.js';
 import type { Sandbox, SandboxCreateOptions } from './types.js';
 
@@ -91,13 +101,32 @@ export class DockerSandboxProvider {
     const docker = this.docker;
     const labels = { [`${LABEL}.sandbox`]: opts.name, [HOST_LABEL]: hostname(), ...opts.labels };
     let container: Docker.Container;
+    const split = splitDisk(opts.diskMb ?? 2048);
+    let disk: LimitedDisk | undefined;
     try {
+      // gVisor shows its own /proc/meminfo (the limit); with runc the sandbox gets a file stating it.
+      const memInfo = sandboxRuntime() === undefined ? opts.memoryMb : undefined;
+      if (diskLimitMode() === 'loop')
+        disk = await createLimitedDisk(docker, split.workspaceMb, labels, memInfo);
       // `opts.name` is the sandbox's name within the task, not a container name: those must be unique.
       const { image, workdir, cpus, memoryMb, pids } = opts;
       container = await docker.createContainer(
-        hardenedContainerOptions({ image, workdir, cpus, memoryMb, pids, labels }),
+        hardenedContainerOptions({
+          image,
+          workdir,
+          cpus,
+          memoryMb,
+          pids,
+          labels,
+          tmpMb: split.tmpMb,
+          shmMb: split.shmMb,
+          ...(disk ? { workspaceVolume: disk.volume } : {}),
+          ...(disk?.meminfo ? { meminfo: disk.meminfo } : {}),
+        }),
       );
     } catch (err) {
+      await disk?.release().catch(() => undefined);
+      if (err instanceof SandboxError) throw err;
       throw toSandboxError(err, {
         docker,
         doing: `creating sandbox ${opts.name}`,
@@ -105,16 +134,18 @@ export class DockerSandboxProvider {
         fallback: 'SANDBOX_IO',
       });
     }
-    const shell = new PersistentShell({ docker, container, workdir: opts.workdir });
+    const services = opts.services === undefined ? [] : opts.services;
+    const shell = new PersistentShell({ docker, container, workdir: opts.workdir, services });
     try {
       await container.start();
       opts.signal?.throwIfAborted();
       await shell.start();
       opts.signal?.throwIfAborted();
-      return new DockerSandbox(opts.name, opts.workdir, docker, container, shell);
+      return new DockerSandbox(opts.name, opts.workdir, docker, container, shell, disk);
     } catch (err) {
       shell.close();
       await container.remove({ force: true, v: true }).catch(() => undefined);
+      await disk?.release().catch(() => undefined);
       if (opts.signal?.aborted && err === opts.signal.reason) throw err;
       throw toSandboxError(err, {
         docker,
@@ -155,6 +186,38 @@ export class DockerSandboxProvider {
         if (s === 404 || s === 409) continue; // removed meanwhile by someone else
         throw toSandboxError(err, { docker: this.docker, doing, fallback: 'DOCKER_UNREACHABLE' });
       }
+    }
+    return removed + (await this.removeOrphanDisks(opts));
+  }
+
+  /** Workspace volumes (and their loop devices) of dead engiloop processes, as for containers. */
+  private async removeOrphanDisks(opts: RemoveOrphansOptions): Promise<number> {
+    const filters = [LABEL, ...Object.entries(opts.labels ?? {}).map(([k, v]) => `${k}=${v}`)];
+    let volumes: Docker.VolumeInspectInfo[];
+    try {
+      volumes = (await this.docker.listVolumes({ filters: { label: filters } })).Volumes ?? [];
+    } catch (err) {
+      throw toSandboxError(err, {
+        docker: this.docker,
+        doing: 'listing workspace volumes',
+        fallback: 'DOCKER_UNREACHABLE',
+      });
+    }
+    const me = hostname();
+    let removed = 0;
+    for (const v of volumes) {
+      const labels = v.Labels ?? {};
+      const pid = Number(labels[PID_LABEL]);
+      const device = labels[`${LABEL}.device`];
+      if (!Number.isInteger(pid) || pid <= 0 || device === undefined) continue;
+      if ((labels[HOST_LABEL] ?? me) !== me) continue;
+      if (pid === process.pid ? !opts.includeOwn : isAlive(pid)) continue;
+      // A volume still in use (its container is being removed by someone else) refuses: skip it.
+      await removeLimitedDisk(this.docker, v.Name, device).then(
+        () => removed++,
+        () => undefined,
+      );
+      await rm(join(DISK_DIR, `${v.Name}.meminfo`), { force: true });
     }
     return removed;
   }

@@ -12,7 +12,9 @@ export type SandboxErrorCode =
   | 'CONTAINER_GONE'
   | 'SANDBOX_IO'
   /** The virtual desktop of a GUI sandbox cannot be started or reached, or an app's window never came. */
-  | 'GUI_UNAVAILABLE';
+  | 'GUI_UNAVAILABLE'
+  /** Per-sandbox disk limits cannot be set up here (not root on the Docker host; see disk.ts). */
+  | 'DISK_LIMIT_UNAVAILABLE';
 
 /** A failure of the Docker sandbox layer (an infrastructure fault, never the agent's). */
 export class SandboxError extends EngiloopError {

@@ -35,7 +35,8 @@ export async function execOnce(
     Cmd: cmd,
     AttachStdout: true,
     AttachStderr: true,
-    ...(opts.user === undefined ? {} : { User: opts.user }),
+    // The container's own user is root (see hardening.ts): an exec is uid 1000 unless told otherwise.
+    User: opts.user ?? '1000:1000',
     ...(opts.workdir === undefined ? {} : { WorkingDir: opts.workdir }),
   });
   const stream = await exec.start({ hijack: true, stdin: false });

@@ -51,6 +51,8 @@ export async function startDesktop(
   sb: Sandbox,
   opts: { signal?: AbortSignal } = {},
 ): Promise<ScreenSize & { durationMs: number }> {
+  // The desktop, and every app started on it, outlive the command that started them.
+  sb.setServices(null);
   const r = await sb.exec('engiloop-desktop-start && xdotool getdisplaygeometry', {
     timeoutMs: 30_000,
     outputCapBytes: CAP,

@@ -21,10 +21,65 @@ const MAX_INLINE = 100_000;
 
 /**
  * Defines `__engi NONCE SECS CMD` in the shell. It runs the command in a child bash (so `exit`,
- * `cd` or `set -e` cannot touch the shell) under `timeout` with stdin from /dev/null, then writes
- * the sentinel with the exit code on stdout and a sentinel on stderr.
+ * `cd` or `set -e` cannot touch the shell) under `timeout` with stdin from /dev/null, which kills the
+ * command's whole process group when it runs too long. Then `__engi_reap` kills what the command
+ * left running, and the sentinel goes out with the exit code and the number of processes killed on
+ * stdout, and a sentinel on stderr.
+ *
+ * `__engi_reap` uses builtins only (glob, read, mapfile, [[ ]], kill): it must work while a fork
+ * bomb holds every pid of the sandbox. It kills every process of uid 1000 but the shell itself and
+ * the services (command lines matching one of `__ENGI_SERVICES`, and their descendants), whole
+ * process groups first, and repeats until none is left (at most 64 passes). With
+ * `__ENGI_KEEP_ALL=1` (desktop sandboxes) it does nothing.
  */
-export const SHELL_PRELUDE = `__engi() {
+export const SHELL_PRELUDE = `__engi_reap() {
+  __ENGI_KILLED=0
+  [ "\${__ENGI_KEEP_ALL:-0}" = 1 ] && return 0
+  local pass s p l st pp pg re cmd grew n
+  local -a a
+  local -A ppid pgid keep spare dead=()
+  for ((pass = 0; pass < 64; pass++)); do
+    ppid=(); pgid=(); keep=()
+    for s in /proc/[0-9]*/stat; do
+      p=\${s#/proc/}; p=\${p%/stat}
+      [ "$p" = "$$" ] && continue
+      [[ -O /proc/$p ]] || continue
+      read -r l 2>/dev/null <"$s" || continue
+      set -- \${l##*) }
+      st=$1 pp=$2 pg=$3
+      [ "$st" = Z ] && continue
+      ppid[$p]=$pp; pgid[$p]=$pg
+      [ \${#__ENGI_SERVICES[@]} = 0 ] && continue
+      a=(); mapfile -d '' -t a 2>/dev/null </proc/$p/cmdline
+      cmd="\${a[*]}"
+      for re in "\${__ENGI_SERVICES[@]}"; do
+        [[ $cmd =~ $re ]] && { keep[$p]=1; break; }
+      done
+    done
+    # Descendants of a service are part of it.
+    grew=1
+    while [ $grew = 1 ]; do
+      grew=0
+      for p in "\${!ppid[@]}"; do
+        [ -z "\${keep[$p]:-}" ] && [ -n "\${keep[\${ppid[$p]}]:-}" ] && { keep[$p]=1; grew=1; }
+      done
+    done
+    spare=()
+    for p in "\${!keep[@]}"; do spare[\${pgid[$p]}]=1; done
+    n=0
+    for p in "\${!ppid[@]}"; do
+      [ -n "\${keep[$p]:-}" ] && continue
+      pg=\${pgid[$p]}
+      if [ "$pg" != "$$" ] && [ -z "\${spare[$pg]:-}" ]; then kill -9 -- "-$pg" 2>/dev/null; fi
+      kill -9 "$p" 2>/dev/null
+      n=$((n + 1))
+      dead[$p]=1
+    done
+    __ENGI_KILLED=\${#dead[@]}
+    [ $n = 0 ] && return 0
+  done
+}
+__engi() {
   local c="$3" rc f
   if [ \${#c} -lt ${MAX_INLINE} ]; then
     timeout -k 2 "$2" bash -c "$c" </dev/null
@@ -36,10 +91,20 @@ export const SHELL_PRELUDE = `__engi() {
     rc=$?
     rm -f "$f"
   fi
-  printf '${SENTINEL_PREFIX}%s__ %d\\n' "$1" "$rc"
+  __engi_reap
+  printf '${SENTINEL_PREFIX}%s__ %d %d\\n' "$1" "$rc" "$__ENGI_KILLED"
   printf '${SENTINEL_PREFIX}%s__\\n' "$1" >&2
 }
 `;
+
+/**
+ * The shell variables that set what `__engi_reap` spares: `services` as bash regular expressions
+ * (`null`: keep every process).
+ */
+export function reapSettings(services: readonly string[] | null): string {
+  if (services === null) return '__ENGI_KEEP_ALL=1\n';
+  return `__ENGI_KEEP_ALL=0; __ENGI_SERVICES=(${services.map(ansiCQuote).join(' ')})\n`;
+}
 
 /**
  * Quotes `command` as one bash word: `$'...'` with every byte that is not printable ASCII, and

@@ -11,7 +11,8 @@ import { Capture } from './capture.js';
 import { toSandboxError } from './docker-errors.js';
 import { SandboxError } from './errors.js';
 import { execOnce } from './exec-once.js';
-import { SENTINEL_PREFIX, SHELL_PRELUDE, ShellProcess, ansiCQuote } from './shell-process.js';
+import { withFault, type RunFacts } from './faults.js';
+import { SENTINEL_PREFIX, SHELL_PRELUDE, ShellProcess, ansiCQuote, reapSettings } from './shell-process.js';
 import type { ExecOptions } from './types.js';
 
 /** `timeout -k` grace before SIGKILL, in ms. Keep in step with SHELL_PRELUDE. */
@@ -40,7 +41,12 @@ export interface ShellHost {
   docker: Docker;
   container: Docker.Container;
   workdir: string;
+  /** Command lines allowed to outlive their command (`null`: every process stays). Default `[]`. */
+  services?: readonly string[] | null | undefined;
 }
+
+/** Tries of the kill exec after a wedge, 300 ms apart (a fork bomb may hold every pid for a moment). */
+const KILL_TRIES = 5;
 
 type Outcome = 'done' | 'wedged' | 'died' | 'aborted';
 
@@ -93,6 +99,8 @@ export class PersistentShell {
   private proc: ShellProcess | null = null;
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Reaper settings the live bash has not been given yet (see `setServices`). */
+  private pendingReap: string | null = null;
 
   constructor(private readonly host: ShellHost) {}
 
@@ -106,6 +114,15 @@ export class PersistentShell {
   /** Runs `command` (bash) in the workdir; queued behind any command still running. */
   run(command: string, opts: ExecOptions): Promise<CommandResult> {
     return this.enqueue(() => this.runNow(command, opts));
+  }
+
+  /**
+   * Changes which processes outlive their command (`null`: all, e.g. once a desktop runs); applies
+   * from the next command on.
+   */
+  setServices(services: readonly string[] | null): void {
+    this.host.services = services;
+    this.pendingReap = reapSettings(services);
   }
 
   /** Ends bash (stdin EOF). Idempotent; later `run` calls fail with `CONTAINER_GONE`. */
@@ -132,36 +149,47 @@ export class PersistentShell {
     const started = performance.now();
     const id = nonce();
     const secs = (Math.max(1, opts.timeoutMs) / 1000).toFixed(3);
-    const line = `__engi ${id} ${secs} ${ansiCQuote(command)}\n`;
+    const line = `${this.pendingReap ?? ''}__engi ${id} ${secs} ${ansiCQuote(command)}\n`;
+    this.pendingReap = null;
     const deadline = opts.timeoutMs + KILL_GRACE_MS + WATCHDOG_SLACK_MS;
     const r = await roundTrip(proc, line, id, opts.outputCapBytes, deadline, opts.signal);
     const durationMs = Math.round(performance.now() - started);
-    const result = (exitCode: number | null, timedOut: boolean): CommandResult => ({
-      stdout: r.out.text(),
-      stderr: r.err.text(),
-      exitCode,
-      durationMs,
-      truncated: r.out.truncated || r.err.truncated,
-      timedOut,
-    });
+    const result = (exitCode: number | null, timedOut: boolean, facts: RunFacts = {}): CommandResult =>
+      withFault(
+        {
+          stdout: r.out.text(),
+          stderr: r.err.text(),
+          exitCode,
+          durationMs,
+          truncated: r.out.truncated || r.err.truncated,
+          timedOut,
+        },
+        facts,
+      );
     switch (r.outcome) {
       case 'done': {
-        const code = Number.parseInt(r.out.trailer ?? '', 10);
+        const [rc, killed] = (r.out.trailer ?? '')
+          .trim()
+          .split(' ')
+          .map((x) => Number.parseInt(x, 10));
+        const code = rc ?? Number.NaN;
         // 124/137 alone could be the command's own exit code; the clock says whether timeout fired.
         const timedOut = (code === 124 || code === 137) && durationMs >= opts.timeoutMs;
-        return result(Number.isNaN(code) ? null : code, timedOut);
+        return result(Number.isNaN(code) ? null : code, timedOut, { reaped: killed || 0 });
       }
-      case 'wedged':
-        await this.recover(proc);
-        return result(null, true);
+      case 'wedged': {
+        const restarted = await this.recover(proc);
+        return result(null, true, { restarted });
+      }
       case 'aborted':
         await this.recover(proc);
         throw opts.signal?.reason ?? new Error('aborted');
       case 'died':
-        // The container stopped (throws), or only bash died (e.g. the OOM killer picked it).
+        // The container stopped (throws), or only bash died: `kill -9 -1` or the OOM killer. The
+        // container's own process is root's, so it stays: the next command gets a new shell.
         await this.assertRunning('running a command');
         this.proc = null;
-        return result(null, false);
+        return result(null, false, { shellDied: true });
     }
   }
 
@@ -182,7 +210,8 @@ export class PersistentShell {
       });
     }
     const id = nonce();
-    const hello = `${SHELL_PRELUDE}printf '${SENTINEL_PREFIX}%s__ %d\\n' ${id} $$; printf '${SENTINEL_PREFIX}%s__\\n' ${id} >&2\n`;
+    // A new shell first kills what an old one left (after `kill -9 -1` or a wedge).
+    const hello = `${SHELL_PRELUDE}${reapSettings(this.host.services === undefined ? [] : this.host.services)}__engi_reap; printf '${SENTINEL_PREFIX}%s__ %d\\n' ${id} $$; printf '${SENTINEL_PREFIX}%s__\\n' ${id} >&2\n`;
     const r = await roundTrip(proc, hello, id, 4096, START_TIMEOUT_MS);
     const pid = Number.parseInt(r.out.trailer ?? '', 10);
     if (r.outcome !== 'done' || Number.isNaN(pid)) {
@@ -198,24 +227,46 @@ export class PersistentShell {
     return proc;
   }
 
-  /** After a wedge or abort: kill everything the old shell started, then start a new shell. */
-  private async recover(old: ShellProcess): Promise<void> {
+  /**
+   * After a wedge or abort: kill everything the old shell started, then start a new shell. When no
+   * exec can start (a fork bomb holding every pid) the container is restarted: its workspace volume
+   * stays, its processes and /tmp go. Returns whether it was restarted.
+   */
+  private async recover(old: ShellProcess): Promise<boolean> {
     old.destroy();
     this.proc = null;
     const { docker, container } = this.host;
-    try {
-      await execOnce(docker, container, ['bash', '-c', KILL_SESSION, 'engiloop-kill', String(old.pid)], {
-        user: '1000:1000',
-      });
-    } catch (err) {
-      throw toSandboxError(err, {
-        docker,
-        doing: 'killing a wedged shell',
-        container: container.id,
-        fallback: 'CONTAINER_GONE',
-      });
+    let killed = false;
+    for (let attempt = 0; attempt < KILL_TRIES && !killed; attempt++) {
+      try {
+        const r = await execOnce(docker, container, [
+          'bash',
+          '-c',
+          KILL_SESSION,
+          'engiloop-kill',
+          String(old.pid),
+        ]);
+        killed = r.exitCode === 0;
+      } catch {
+        await this.assertRunning('killing a wedged shell');
+        if (attempt === KILL_TRIES - 1) break;
+      }
+      if (!killed) await new Promise((r) => setTimeout(r, 300));
+    }
+    if (!killed) {
+      try {
+        await container.restart({ t: 0 });
+      } catch (err) {
+        throw toSandboxError(err, {
+          docker,
+          doing: 'restarting a sandbox whose processes could not be killed',
+          container: container.id,
+          fallback: 'CONTAINER_GONE',
+        });
+      }
     }
     await this.ensure();
+    return !killed;
   }
 
   /**

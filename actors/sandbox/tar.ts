@@ -59,18 +59,34 @@ export async function packFiles(files: { dest: string; content: Buffer }[]): Pro
   return Buffer.concat(chunks);
 }
 
-/** Reads the first entry of a tar stream: its bytes if it is a regular file, else `null`. */
-export async function firstRegularFile(tarStream: Readable): Promise<Buffer | null> {
+/** A tar (as a stream) of one file `dest` of `size` bytes read from `data`, with its parent dirs. */
+export function packStream(dest: string, size: number, data: Readable): Readable {
+  const p = pack();
+  const mtime = new Date();
+  for (const dir of parentDirs([dest]))
+    p.entry({ name: `${dir}/`, type: 'directory', mode: 0o755, mtime, ...OWNER });
+  const entry = p.entry({ name: dest, type: 'file', mode: 0o644, size, mtime, ...OWNER }, (err) => {
+    if (err) p.destroy(err);
+    else p.finalize();
+  });
+  data.on('error', (err) => p.destroy(err));
+  data.pipe(entry);
+  return p as unknown as Readable;
+}
+
+/**
+ * Hands the first entry of a tar stream to `consume` (its header and its data as a stream, which
+ * `consume` must read or leave); `null` for an empty archive. The rest is never read.
+ */
+export async function firstEntry<T>(
+  tarStream: Readable,
+  consume: (header: Headers, data: Readable) => Promise<T>,
+): Promise<T | null> {
   const ex = extract();
   tarStream.on('error', (err) => ex.destroy(err));
   tarStream.pipe(ex);
   try {
-    for await (const entry of ex) {
-      if (entry.header.type !== 'file' && entry.header.type !== 'contiguous-file') return null;
-      const parts: Buffer[] = [];
-      for await (const c of entry) parts.push(c as Buffer);
-      return Buffer.concat(parts);
-    }
+    for await (const entry of ex) return await consume(entry.header, entry as unknown as Readable);
     return null;
   } finally {
     tarStream.unpipe(ex);
@@ -78,3 +94,5 @@ export async function firstRegularFile(tarStream: Readable): Promise<Buffer | nu
     ex.destroy();
   }
 }
+
+type Headers = { type?: string | null; size?: number };

@@ -16,6 +16,10 @@ export interface RunToolOptions {
   memoryMb?: number;
   /** Default 256. */
   pids?: number;
+  /** Writable space of a tool container (see `SandboxCreateOptions.diskMb`). Default 2048. */
+  diskMb?: number;
+  /** Largest file brought back (`collect`); a bigger one is left out. Default 256 MiB. */
+  collectCapBytes?: number;
   /** Bytes kept of each of stdout and stderr. Default 8 MiB: verifiers parse tool output. */
   outputCapBytes?: number;
   /** Extra labels on every tool container (run id, test label). */
@@ -38,7 +42,13 @@ const WORKDIR = '/workspace';
  *   files: [{ hostPath: '/art/in.scad', dest: 'in.scad' }], timeoutMs: 60_000, collect: ['out.stl'] });
  */
 export function createRunTool(provider: DockerSandboxProvider, options: RunToolOptions = {}): RunTool {
-  const limits = { cpus: options.cpus ?? 1, memoryMb: options.memoryMb ?? 1024, pids: options.pids ?? 256 };
+  const limits = {
+    cpus: options.cpus ?? 1,
+    memoryMb: options.memoryMb ?? 1024,
+    pids: options.pids ?? 256,
+    diskMb: options.diskMb ?? 2048,
+  };
+  const collectCap = options.collectCapBytes ?? 256 * 2 ** 20;
   const outputCapBytes = options.outputCapBytes ?? 8 * 1024 * 1024;
   return async (req: ToolRequest, signal?: AbortSignal): Promise<ToolResult> => {
     const files = await Promise.all(
@@ -67,8 +77,8 @@ export function createRunTool(provider: DockerSandboxProvider, options: RunToolO
       });
       const collected: Record<string, Buffer> = {};
       for (const path of req.collect ?? []) {
-        const content = await sandbox.getFile(path);
-        if (content !== null) collected[path] = content;
+        const r = await sandbox.readFile(path, collectCap);
+        if (r.ok) collected[path] = r.value;
       }
       return {
         stdout: r.stdout,

@@ -9,6 +9,8 @@
  * A command that fails, times out or prints too much is NOT an error: it is a `CommandResult`.
  */
 import type { CommandResult } from '../../streams/events.js';
+import type { FileOut } from './files.js';
+import type { SnapshotOut } from './workspace.js';
 
 export interface SandboxCreateOptions {
   /** Sandbox name within the task (e.g. `main`). */
@@ -18,6 +20,17 @@ export interface SandboxCreateOptions {
   cpus: number;
   memoryMb: number;
   pids: number;
+  /**
+   * Everything the sandbox can write (workspace, /tmp, /dev/shm) adds up to at most this, enforced
+   * by the kernel (see disk.ts). Default 2048.
+   */
+  diskMb?: number;
+  /**
+   * Regular expressions of command lines allowed to outlive the command that started them; every
+   * other process a command leaves behind is killed before its result returns. `null`: keep every
+   * process (desktop sandboxes). Default `[]`.
+   */
+  services?: readonly string[] | null;
   /** Labels for finding the container again (run id, episode id). */
   labels?: Record<string, string>;
   signal?: AbortSignal;
@@ -37,10 +50,26 @@ export interface Sandbox extends AsyncDisposable {
   readonly workdir: string;
   /** Runs a bash command in the workdir through the persistent shell. */
   exec(command: string, opts: ExecOptions): Promise<CommandResult>;
+  /**
+   * Which processes outlive the command that started them from the next command on: regular
+   * expressions of command lines, or `null` for all (a desktop and its apps). See `services`.
+   */
+  setServices(services: readonly string[] | null): void;
   /** Writes files into the workspace (paths relative to the workdir). */
   putFiles(files: { dest: string; content: Buffer }[]): Promise<void>;
-  /** Reads a file from the workspace; `null` when it does not exist or is not a regular file. */
+  /** Reads a file from the workspace; `null` when it does not exist or is not a regular file. At most 64 MiB. */
   getFile(path: string): Promise<Buffer | null>;
+  /**
+   * Reads a workspace file into memory, up to `capBytes` at its apparent size; refuses (as a
+   * result) a missing file, a symlink or a path through one, a non-regular file, a bigger file.
+   */
+  readFile(path: string, capBytes: number): Promise<FileOut<Buffer>>;
+  /** Streams a workspace file to the host file `dest`, as `readFile` refuses; the value is its SHA-256. */
+  copyOut(path: string, dest: string, capBytes: number): Promise<FileOut<string>>;
+  /** Streams the host file `hostPath` into the workspace as `dest`. */
+  putFileFrom(dest: string, hostPath: string): Promise<void>;
+  /** Streams a `snapshot()` to the host file `dest`, stopping past `capBytes`. */
+  snapshotTo(dest: string, capBytes: number): Promise<SnapshotOut>;
   /**
    * The writable state (workdir and /tmp) as a gzipped tar: what a resume restores. Processes and
    * their memory are not in it (see deploy/criu/FINDINGS.md).
