@@ -42,6 +42,12 @@ export interface Agent {
    * runner records it: retries as `agent.retried` events, tokens/cost/exchanges on `agent.decided`.
    */
   readonly lastCall?: LlmCall | null;
+  /**
+   * Values that must never be stored, e.g. the provider key a model-backed agent was configured
+   * with. The runner redacts them, and their base64, hex and URL-encoded forms, from every recorded
+   * event (`redactDraft` in actors/episode/redact-event.ts). Absent or empty: nothing to redact.
+   */
+  readonly secrets?: readonly string[];
 }
 
 /** Builds an agent for one episode of a task. */

@@ -2,6 +2,7 @@
  * Live progress per episode (round, last action, elapsed) on stderr. On a terminal the block is
  * redrawn in place; otherwise a line is printed when an episode changes state or round.
  */
+import { escapeForTerminal } from '../terminal.js';
 import type { EpisodeProgress } from '../episode/index.js';
 import { fmtMs } from './table.js';
 
@@ -25,7 +26,7 @@ export class ProgressView {
   }
 
   private line(p: EpisodeProgress): string {
-    const act = p.lastAction ? `  last: ${p.lastAction}` : '';
+    const act = p.lastAction ? `  last: ${escapeForTerminal(p.lastAction)}` : '';
     return `[${p.taskId}] ${p.state.padEnd(11)} round ${p.round}/${p.maxRounds}  ${fmtMs(p.elapsedMs).padStart(8)}${act}`;
   }
 

@@ -1,9 +1,14 @@
 /** Plain-text tables for the terminal. */
 import type { EpisodeResult } from '../episode/index.js';
 import type { RunSummary } from '../run/index.js';
+import { escapeForTerminal } from '../terminal.js';
 
-/** Left-aligned columns separated by two spaces, with a rule under the header. */
-export function table(header: string[], rows: string[][]): string {
+/**
+ * Left-aligned columns separated by two spaces, with a rule under the header. Cells are escaped
+ * for the terminal (control characters shown, one line each) before the widths are measured.
+ */
+export function table(header: string[], rawRows: string[][]): string {
+  const rows = rawRows.map((r) => r.map((c) => escapeForTerminal(c)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -23,6 +23,7 @@ import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { RecordingError } from './errors.js';
 import { handoff } from './handoff.js';
+import { redactDraft } from './redact-event.js';
 import { pendingEffect, restore } from './restore.js';
 import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
 import { checkStages, latestStages } from './stages.js';
@@ -109,7 +110,10 @@ export async function runEpisode(
       elapsedMs: now() - t0,
     });
 
-  const emit = async (draft: EventDraft): Promise<void> => {
+  const secrets = opts.agent.secrets ?? [];
+  const emit = async (unredacted: EventDraft): Promise<void> => {
+    // Provider keys never enter the log, nor (through the fold) the machine, the agent or the sandbox.
+    const draft = redactDraft(unredacted, secrets);
     // Large outputs go to the object store; what the machine sees is exactly what a later process
     // decodes from the log.
     const stored = await withRetry(() =>
@@ -149,9 +153,9 @@ export async function runEpisode(
           const checked = await checkStages(scope, ctx.round, events, emit);
           if (stateName(snap) !== 'observing') return; // a stage halted the episode
           if (!gui && checked > 0 && latestSnapshot(events)?.event.round !== ctx.round)
-            await emit(await takeSnapshot(scope, ctx.round, 'stage'));
+            await emit(await takeSnapshot(scope, ctx.round, 'stage', events));
           else if (snapshotDue(events, ctx.round, every))
-            await emit(await takeSnapshot(scope, ctx.round, 'interval'));
+            await emit(await takeSnapshot(scope, ctx.round, 'interval', events));
         }
         if (roundSpan) endSpan(roundSpan);
         roundSpan = startSpan('round', { 'engiloop.task': task.id, 'engiloop.round': ctx.round + 1 }, span);

@@ -35,9 +35,13 @@ export class McpBridgeAgent implements Agent {
     return this.#client ? `mcp:${this.#client}` : 'mcp';
   }
 
-  /** Records the MCP client's name (from its `initialize` request) for the agent name. */
+  /**
+   * Records the MCP client's name (from its `initialize` request) for the agent name: the client
+   * chooses it, so control and format characters (escape sequences, bidi overrides) are dropped
+   * and it is cut at 64 characters.
+   */
   setClient(name: string | undefined): void {
-    this.#client = name?.trim() || undefined;
+    this.#client = [...(name ?? '').replace(/\p{C}/gu, '')].slice(0, 64).join('').trim() || undefined;
   }
 
   /** The result once the episode has ended, else null. */

@@ -3,6 +3,12 @@
  * computer-use actions), plus `observe`, `done` and `fail`, and the objective as the server's
  * instructions and a `task` resource. Each acting call is one round of the episode (see
  * `bridge-agent.ts`); one call runs at a time, and after the episode's end every call is an error.
+ *
+ * Size limits (`limits.ts`): a call whose string argument is over its cap (e.g. a `shell` command
+ * over 256 KiB) is not run but still spends its round, as an invalid output does: it is recorded as
+ * an `invalid` decision naming the limit (without the oversized text), the call's result is the
+ * next observation, which says so, with `isError: true`, and the episode goes on to be scored.
+ * Whole messages over 1 MiB are refused by the transport (`stdio.ts`) and spend nothing.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -11,6 +17,7 @@ import { z } from 'zod';
 import { ActionSchema, type LoadedTask, type Task } from '../../tasks/index.js';
 import type { McpBridgeAgent, Turn } from './bridge-agent.js';
 import { endText, toolError, turnResult, type ScreenshotSource } from './content.js';
+import { argCap, oversizedArg, type Oversized } from './limits.js';
 
 /** Options of {@link createMcpServer}. */
 export interface EpisodeServerOptions {
@@ -48,14 +55,42 @@ function fieldDocs(task: Task): Record<string, string> {
   };
 }
 
+const isString = (s: z.ZodType): boolean =>
+  s instanceof z.ZodString || (s instanceof z.ZodOptional && isString(s.unwrap() as z.ZodType));
+
+/**
+ * A string argument's schema with its size cap in the description and as `maxLength` in the JSON
+ * Schema the client sees. Not enforced by zod: the SDK would answer a tool error that spends no
+ * round; the handler refuses it instead (see the file's TSDoc).
+ */
+function capped<T extends z.ZodType>(key: string, schema: T, doc: string | undefined): T {
+  if (!isString(schema)) return doc ? schema.describe(doc) : schema;
+  const cap = argCap(key);
+  const note = `at most ${cap / 1024} KiB (UTF-8 bytes); a longer one is not run and spends the round`;
+  return schema.describe(doc ? `${doc}; ${note}` : note).meta({ maxLength: cap });
+}
+
 /** The zod shape of an action's arguments (the ActionSchema option without `type`). */
 function actionShape(type: string, docs: Record<string, string>): Record<string, z.ZodType> {
   const option = ActionSchema.options.find((o) => o.shape.type.value === type)!;
   const shape: Record<string, z.ZodType> = {};
   for (const [key, schema] of Object.entries(option.shape))
-    if (key !== 'type') shape[key] = docs[key] ? schema.describe(docs[key]) : schema;
+    if (key !== 'type') shape[key] = capped(key, schema as z.ZodType, docs[key]);
   return shape;
 }
+
+/**
+ * The raw output recorded for a call over a size cap: an invalid output naming the limit (and
+ * `code: 'REQUEST_CAP'`), without the oversized text.
+ */
+const refused = (tool: string, o: Oversized) => ({
+  invalid: o.message,
+  code: 'REQUEST_CAP',
+  tool,
+  arg: o.arg,
+  bytes: o.bytes,
+  limit: o.limit,
+});
 
 /** The server's instructions: the objective, the deliverables, and how rounds work. */
 export function instructions(task: Task): string {
@@ -95,13 +130,21 @@ export function createMcpServer(
   const { task } = lt;
   const server = new McpServer(
     { name: 'engiloop', version: '0.1.0' },
-    { instructions: instructions(task), capabilities: { tools: {}, resources: {} } },
+    {
+      instructions: instructions(task),
+      capabilities: { tools: {}, resources: {} },
+      // Arrays and members in one call's arguments: actions have a handful; this bounds parsing.
+      maxToolInputElements: 1_000,
+    },
   );
   let busy = false;
 
-  /** Runs one call at a time, answering with the turn it leads to. */
+  /**
+   * Runs one call at a time, answering with the turn it leads to. A call with an argument over its
+   * cap is submitted as an invalid output instead (its round is spent) and answered as an error.
+   */
   const tool =
-    <A>(run: (args: A) => Promise<Turn>) =>
+    <A extends Record<string, unknown>>(name: string, run: (args: A) => Promise<Turn>) =>
     async (args: A, extra: Extra): Promise<CallToolResult> => {
       if (agent.ended)
         return toolError(
@@ -111,7 +154,11 @@ export function createMcpServer(
       busy = true;
       const stop = heartbeat(extra, o.heartbeatMs ?? 5_000);
       try {
-        return await turnResult(await run(args), o.screenshot);
+        const over = oversizedArg(name, args);
+        if (!over) return await turnResult(await run(args), o.screenshot);
+        const turn = await agent.submit(refused(name, over));
+        const result = await turnResult(turn, o.screenshot);
+        return turn.kind === 'input' ? { ...result, isError: true } : result;
       } finally {
         stop();
         busy = false;
@@ -126,7 +173,7 @@ export function createMcpServer(
         description: `${TOOL_DOCS[name]} One round; returns the observation after it.`,
         inputSchema: actionShape(name, docs),
       },
-      tool((args: Record<string, unknown>) => agent.submit({ actions: [{ type: name, ...args }] })),
+      tool(name, (args: Record<string, unknown>) => agent.submit({ actions: [{ type: name, ...args }] })),
     );
   server.registerTool(
     'observe',
@@ -136,15 +183,15 @@ export function createMcpServer(
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
-    tool(() => agent.observe()),
+    tool('observe', () => agent.observe()),
   );
   server.registerTool(
     'done',
     {
       description: 'Declare the task complete: the deliverables are verified and the episode ends.',
-      inputSchema: { message: z.string().optional().describe('a note on what was delivered') },
+      inputSchema: { message: capped('message', z.string().optional(), 'a note on what was delivered') },
     },
-    tool(({ message }: { message?: string | undefined }) =>
+    tool('done', ({ message }: { message?: string | undefined }) =>
       agent.submit(message === undefined ? { done: true } : { done: true, message }),
     ),
   );
@@ -152,9 +199,9 @@ export function createMcpServer(
     'fail',
     {
       description: 'Give up on the task: the episode ends as failed.',
-      inputSchema: { reason: z.string().min(1).describe('why the task cannot be completed') },
+      inputSchema: { reason: capped('reason', z.string().min(1), 'why the task cannot be completed') },
     },
-    tool(({ reason }: { reason: string }) => agent.submit({ fail: reason })),
+    tool('fail', ({ reason }: { reason: string }) => agent.submit({ fail: reason })),
   );
   server.registerResource(
     'task',

@@ -1,4 +1,9 @@
-/** Text and Graphviz views of a provenance graph (`engiloop provenance <episode> [--dot]`). */
+/**
+ * Text and Graphviz views of a provenance graph (`engiloop provenance <episode> [--dot]`). Paths,
+ * commands and verdict reasons come from the agent's work: control characters in them are shown
+ * escaped (`escapeForTerminal`).
+ */
+import { escapeForTerminal } from '../terminal.js';
 import type { ArtifactNode, ProvenanceGraph } from './graph.js';
 
 const verdictText = (n: ArtifactNode) =>
@@ -44,10 +49,11 @@ export function renderProvenance(g: ProvenanceGraph): string {
       ? `Chain broke${a.stage ? ` at stage "${a.stage}"` : ''}${a.artifact ? ` on ${a.artifact}` : ''}: ${a.cause.replace('_', ' ')} — ${a.detail}`
       : 'Chain: no failure to attribute.',
   );
-  return lines.join('\n');
+  return escapeForTerminal(lines.join('\n'), { multiline: true });
 }
 
-const q = (s: string) => `"${s.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+const q = (s: string) =>
+  `"${escapeForTerminal(s, { multiline: true }).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
 
 /** Graphviz DOT: artifacts as boxes (green passed, red failed, grey unchecked), hand-offs as edges. */
 export function renderDot(g: ProvenanceGraph): string {

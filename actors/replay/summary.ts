@@ -1,10 +1,18 @@
 /** One-line human summaries of events, for `engiloop events` and the replay viewer. */
 import type { EpisodeEvent } from '../../streams/events.js';
+import { escapeForTerminal } from '../terminal.js';
 
 const one = (s: string, n = 90) => s.replace(/\s+/g, ' ').slice(0, n);
 
-/** A short human summary of an event, for the table. */
+/**
+ * A short human summary of an event, for the table: one line, control characters from sandbox or
+ * model output shown escaped (see `escapeForTerminal`).
+ */
 export function summarizeEvent(e: EpisodeEvent): string {
+  return escapeForTerminal(summary(e));
+}
+
+function summary(e: EpisodeEvent): string {
   switch (e.type) {
     case 'episode.started':
       return `task ${e.task.id} (${e.task.domain}/${e.task.type}), agent ${e.agent}, max ${e.task.limits.max_rounds} rounds`;
@@ -17,7 +25,7 @@ export function summarizeEvent(e: EpisodeEvent): string {
     case 'agent.decided':
       return `round ${e.round}: ${e.decision.kind === 'act' ? e.decision.actions.map((a) => (a.type === 'shell' ? one(a.command, 60) : a.type)).join(' ; ') : e.decision.kind === 'invalid' ? `INVALID ${one(e.decision.error, 70)}` : e.decision.kind.toUpperCase()} (${e.latencyMs} ms${e.call ? `, ${e.call.usage.input}→${e.call.usage.output} tokens${e.call.costUsd === null ? '' : `, $${e.call.costUsd.toFixed(4)}`}` : ''})`;
     case 'action.executed':
-      return `round ${e.round}.${e.index}: exit ${e.result.exitCode ?? '-'}${e.result.timedOut ? ' TIMEOUT' : ''}${e.result.truncated ? ' CUT' : ''} ${e.result.durationMs} ms ${one(e.result.stderr || e.result.stdout, 60)}`;
+      return `round ${e.round}.${e.index}: exit ${e.result.exitCode ?? '-'}${e.result.timedOut ? ' TIMEOUT' : ''}${e.result.truncated ? ' CUT' : ''}${e.result.fault ? ` ${e.result.fault.code}` : ''} ${e.result.durationMs} ms ${one(e.result.stderr || e.result.stdout, 60)}`;
     case 'verification.completed':
       return `score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'not passed'}: ${e.verdicts.map((v) => `${v.criterion}=${v.passed ? 'ok' : 'FAIL'}`).join(' ')}`;
     case 'infra.failed':
@@ -32,6 +40,10 @@ export function summarizeEvent(e: EpisodeEvent): string {
       return `after round ${e.round} (${e.reason}): ${Object.entries(e.sandboxes)
         .map(([k, v]) => `${k} ${(v.bytes / 1024).toFixed(1)} KiB`)
         .join(', ')} in ${e.durationMs} ms`;
+    case 'snapshot.skipped':
+      return `after round ${e.round} (${e.reason}): not taken, ${e.sandbox} reached ${(e.bytes / 1024).toFixed(1)} KiB with ${(e.usedBytes / 1048576).toFixed(1)} of ${(e.budgetBytes / 1048576).toFixed(1)} MiB of the budget used`;
+    case 'snapshot.skipped':
+      return `after round ${e.round} (${e.reason}): not taken, ${e.sandbox} passed the snapshot budget (${(e.usedBytes / 2 ** 20).toFixed(1)} of ${(e.budgetBytes / 2 ** 20).toFixed(0)} MiB used)`;
     case 'stage.checked':
       return `stage ${e.stage} after round ${e.round}: score ${e.score.toFixed(3)} ${e.passed ? 'passed' : 'FAILED'}${e.blockedBy ? ` (blocked by ${e.blockedBy.stage})` : ''}${e.halt ? ' → HALT' : ''}`;
     case 'artifact.handed_off':

@@ -11,6 +11,7 @@ import { ReplayDivergenceError } from './errors.js';
 const HARNESS = new Set<EpisodeEvent['type']>([
   'stage.checked',
   'workspace.snapshotted',
+  'snapshot.skipped',
   'sandbox.lost',
   'episode.resumed',
   'infra.failed',

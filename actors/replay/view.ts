@@ -1,5 +1,9 @@
-/** Text views of a replayed round, for the terminal viewer. */
+/**
+ * Text views of a replayed round, for the terminal viewer. Observations, agent output and command
+ * output are the agent's text: control characters in them are shown escaped (`escapeForTerminal`).
+ */
 import { formatResult } from '../episode/index.js';
+import { escapeForTerminal } from '../terminal.js';
 import { summarizeEvent } from './summary.js';
 import type { RoundView, Timeline } from './timeline.js';
 
@@ -31,7 +35,7 @@ export function renderRound(tl: Timeline, i: number, width = 100): string {
     .map((l) =>
       l
         .split('\n')
-        .map((x) => x.slice(0, Math.max(40, width)))
+        .map((x) => escapeForTerminal(x, { multiline: true }).slice(0, Math.max(40, width)))
         .join('\n'),
     )
     .join('\n');
@@ -50,7 +54,7 @@ export function renderSummary(tl: Timeline): string {
       const exits = r.actions
         .map((a) => (a.result.timedOut ? 'T' : String(a.result.exitCode ?? '-')))
         .join(',');
-      return `${String(r.round).padStart(4)}  ${r.stateAfter.padEnd(11)} exit ${exits.padEnd(6)} ${what.slice(0, 80)}`;
+      return `${String(r.round).padStart(4)}  ${r.stateAfter.padEnd(11)} exit ${exits.padEnd(6)} ${escapeForTerminal(what).slice(0, 80)}`;
     })
     .join('\n');
 }

@@ -84,6 +84,8 @@ export class LlmAgent implements Agent {
   readonly model: string;
   /** Telemetry of the latest `decide()`; set before it returns or throws. */
   lastCall: LlmCall | null = null;
+  /** The configured provider key (none for `apiKey: 'none'`): redacted from recordings and events. */
+  readonly secrets: readonly string[];
   private sums: LlmTotals = { calls: 0, usage: { ...ZERO }, costUsd: 0, latencyMs: 0, retries: 0 };
   private readonly o: LlmAgentOptions;
   private readonly rec: RecordingFetch;
@@ -100,8 +102,12 @@ export class LlmAgent implements Agent {
     this.now = o.now ?? (() => performance.now());
     this.retry = { ...DEFAULT_RETRY, ...o.retry };
     this.price = findPrice(o.prices ?? DEFAULT_PRICES, o.provider, o.model);
-    const secrets = o.apiKey === 'none' ? [] : [o.apiKey];
-    this.rec = new RecordingFetch(o.fetch ?? ((i, init) => globalThis.fetch(i, init)), secrets, this.now);
+    this.secrets = o.apiKey === 'none' ? [] : [o.apiKey];
+    this.rec = new RecordingFetch(
+      o.fetch ?? ((i, init) => globalThis.fetch(i, init)),
+      this.secrets,
+      this.now,
+    );
     const common = {
       model: o.model,
       apiKey: o.apiKey,

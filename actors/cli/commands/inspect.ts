@@ -1,4 +1,8 @@
-/** `engiloop events <episode>`, `engiloop results <run>`, `engiloop runs`. */
+/**
+ * `engiloop events <episode>`, `engiloop results <run>`, `engiloop runs`. What they print comes from
+ * sandboxes and models: tables escape control characters (`table`), `--json` is JSON with C1 and
+ * bidi controls escaped too (`jsonForTerminal`), `--raw` is base64.
+ */
 import type { Command } from 'commander';
 import type { EpisodeResult } from '../../episode/index.js';
 import type { RunSummary } from '../../run/index.js';
@@ -7,6 +11,7 @@ import { runResults } from '../../worker/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { withStreams } from '../streams-env.js';
 import { fmtMs, resultsReport, table } from '../table.js';
+import { jsonForTerminal } from '../../terminal.js';
 
 export function inspectCommands(program: Command): void {
   program
@@ -31,7 +36,7 @@ export function inspectCommands(program: Command): void {
         }
         const events = await s.log.read(id);
         if (o.json) {
-          events.forEach((e, i) => console.log(JSON.stringify({ seq: raw[i]!.seq, ...e })));
+          events.forEach((e, i) => console.log(jsonForTerminal({ seq: raw[i]!.seq, ...e })));
           return;
         }
         const t0 = events[0]!.at;
@@ -63,9 +68,8 @@ export function inspectCommands(program: Command): void {
           const live = await runResults(s.log, rec.started.episodes);
           if (o.json)
             console.log(
-              JSON.stringify(
+              jsonForTerminal(
                 { runId, complete: live.complete, results: live.results, summary: live.summary },
-                null,
                 2,
               ),
             );
@@ -79,7 +83,7 @@ export function inspectCommands(program: Command): void {
           return;
         }
         const r = rec.finished.results as { results: EpisodeResult[]; summary: RunSummary };
-        if (o.json) console.log(JSON.stringify(rec.finished.results, null, 2));
+        if (o.json) console.log(jsonForTerminal(rec.finished.results, 2));
         else console.log(resultsReport(r.results, r.summary));
       }),
     );

@@ -4,12 +4,18 @@
  * deliverables when the agent calls `done`. stdout is the MCP channel: everything else goes to stderr.
  */
 import { dirname, join } from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { validateId } from '../../../streams/index.js';
 import { loadSuite, type LoadedTask } from '../../../tasks/index.js';
 import { runEpisode, type EpisodeProgress } from '../../episode/index.js';
-import { McpBridgeAgent, createMcpServer, endText, type ScreenshotSource } from '../../mcp/index.js';
+import {
+  BoundedStdioServerTransport,
+  McpBridgeAgent,
+  createMcpServer,
+  endText,
+  type ScreenshotSource,
+} from '../../mcp/index.js';
+import { escapeForTerminal } from '../../terminal.js';
 import { episodeId, summarize } from '../../run/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { withRunEnv } from '../run-env.js';
@@ -56,7 +62,8 @@ function progressLog(): (p: EpisodeProgress) => void {
   let last = '';
   return (p) => {
     const line = `[${p.taskId}] ${p.state} round ${p.round}/${p.maxRounds}${p.lastAction ? `  ${p.lastAction}` : ''}`;
-    if (line !== last) console.error(line);
+    // The last action is the agent's text: shown escaped, and one line.
+    if (line !== last) console.error(escapeForTerminal(line));
     last = line;
   };
 }
@@ -72,6 +79,9 @@ export function mcpCommand(program: Command): void {
       '\nstdout carries the MCP protocol; logs go to stderr. The episode starts when the client has\n' +
         'initialized and ends when it calls `done` or `fail`, at the round limit, or when it disconnects\n' +
         '(infra_error ABORTED, containers removed). The process exits when the client disconnects.\n' +
+        'Limits: a message over 1 MiB gets a JSON-RPC error (-32600) and is not read; a `shell` command\n' +
+        'over 256 KiB (`type` text 64 KiB, `done`/`fail` text 16 KiB, other strings 1 KiB; UTF-8) is\n' +
+        'not run: it spends its round as an invalid output, and the episode goes on.\n' +
         'Exit codes: 0 the episode ended (whatever it scored), 1 it ended in infra_error, 2 bad input,\n' +
         '3 NATS or Docker unusable.',
     )
@@ -96,7 +106,9 @@ export function mcpCommand(program: Command): void {
         const agent = new McpBridgeAgent();
         const server = createMcpServer(lt, agent, { screenshot: latestScreenshot(env.streams, id) });
         const ready = new Promise<void>((resolve) => (server.server.oninitialized = resolve));
-        await server.connect(new StdioServerTransport());
+        // Refused messages (over 1 MiB, not JSON) are answered with a JSON-RPC error and logged.
+        server.server.onerror = (e) => console.error(`engiloop mcp: ${escapeForTerminal(e.message)}`);
+        await server.connect(new BoundedStdioServerTransport());
         try {
           console.error(`engiloop mcp: task ${lt.task.id}; waiting for an MCP client on stdin/stdout`);
           await Promise.race([ready, untilAborted(signal)]);
@@ -127,7 +139,9 @@ export function mcpCommand(program: Command): void {
             summary,
             invalidTasks: [],
           });
-          console.error(`${endText(result)}\nrun ${runId} — results: engiloop results ${runId}`);
+          console.error(
+            `${escapeForTerminal(endText(result), { multiline: true })}\nrun ${runId} — results: engiloop results ${runId}`,
+          );
           process.exitCode = result.status === 'infra_error' ? EXIT.INFRA : EXIT.OK;
           // Until the client disconnects, further calls are answered "the episode has ended".
           await untilAborted(signal);

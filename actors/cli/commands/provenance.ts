@@ -1,4 +1,5 @@
 /** `engiloop provenance <episode>`: the artifact graph of an episode, as text, JSON or Graphviz. */
+import { jsonForTerminal } from '../../terminal.js';
 import type { Command } from 'commander';
 import type { EpisodeEvent } from '../../../streams/events.js';
 import { provenance, renderDot, renderProvenance } from '../../provenance/index.js';
@@ -31,6 +32,6 @@ export function provenanceCommand(program: Command): void {
       } catch (e) {
         throw new CliExit(EXIT.BAD_INPUT, `${id}: ${(e as Error).message}`);
       }
-      console.log(o.dot ? renderDot(g) : o.json ? JSON.stringify(g, null, 2) : renderProvenance(g));
+      console.log(o.dot ? renderDot(g) : o.json ? jsonForTerminal(g, 2) : renderProvenance(g));
     });
 }

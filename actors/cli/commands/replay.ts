@@ -1,6 +1,7 @@
 /**
  * `engiloop replay <episode>`: fold mode (no Docker, no agent) with a terminal viewer, or
  * `--execute` (a fresh sandbox and the recorded agent outputs, every observation compared).
+ * Every view escapes control characters of the recorded text; `--json` is JSON (`jsonForTerminal`).
  */
 import { emitKeypressEvents } from 'node:readline';
 import type { Command } from 'commander';
@@ -22,6 +23,7 @@ import { join } from 'node:path';
 import { withRunEnv } from '../run-env.js';
 import { withStreams } from '../streams-env.js';
 import { fmtMs } from '../table.js';
+import { escapeForTerminal, jsonForTerminal } from '../../terminal.js';
 
 interface ReplayFlags {
   json?: boolean;
@@ -146,14 +148,17 @@ export function replayCommand(program: Command): void {
             ...(maxPixelDiff === undefined ? {} : { maxPixelDiff }),
           }),
         );
-        if (f.json) console.log(JSON.stringify(report, null, 2));
+        if (f.json) console.log(jsonForTerminal(report, 2));
         else {
           console.log(
             `replayed as ${report.replay.episodeId}: ${report.roundsCompared} round(s) compared; original ${fmtMs(report.originalMs)}, replay ${fmtMs(report.replay.durationMs)}`,
           );
           if (report.firstDivergence)
             console.log(
-              `DIVERGED at round ${report.firstDivergence.round} (${report.firstDivergence.what}):\n${report.firstDivergence.diff}`,
+              escapeForTerminal(
+                `DIVERGED at round ${report.firstDivergence.round} (${report.firstDivergence.what}):\n${report.firstDivergence.diff}`,
+                { multiline: true },
+              ),
             );
           else console.log('verdict: identical (after blanking volatile parts)');
           if (report.screenshots.length)
@@ -193,9 +198,8 @@ export function replayCommand(program: Command): void {
       const head = `${events.length} events, ${tl.rounds.length} rounds, final state ${String(tl.final.value)}; ${tl.checked} state digest(s) checked: deterministic`;
       if (f.json) {
         console.log(
-          JSON.stringify(
+          jsonForTerminal(
             { events: events.length, checked: tl.checked, finalState: tl.final.value, rounds: tl.rounds },
-            null,
             2,
           ),
         );

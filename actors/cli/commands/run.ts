@@ -1,4 +1,6 @@
 /** `engiloop run <task-dir|suite-dir>`: runs episodes with live progress, then the results table. */
+import { jsonForTerminal } from '../../terminal.js';
+import { MAX_HISTORY_WINDOW } from '../../../tasks/index.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -41,7 +43,7 @@ export function runCommand(program: Command): void {
       const { tasks, errors } = await loadRunTasks(path, f.agent, {
         ...(f.historyWindow === undefined
           ? {}
-          : { historyWindow: wholeNumber('history-window', f.historyWindow) }),
+          : { historyWindow: wholeNumber('history-window', f.historyWindow, 1, MAX_HISTORY_WINDOW) }),
       });
 
       await withRunEnv(async ({ streams, deps, runId, runDir, signal }) => {
@@ -76,7 +78,7 @@ export function runCommand(program: Command): void {
         };
         await streams.runs.finish(runId, record);
         await mkdir(runDir, { recursive: true });
-        await writeFile(join(runDir, 'results.json'), JSON.stringify(record, null, 2));
+        await writeFile(join(runDir, 'results.json'), jsonForTerminal(record, 2));
         // With --json on stdout, the table goes to stderr so stdout stays parseable.
         const say = f.json === true ? console.error : console.log;
         console.error('');
@@ -84,8 +86,8 @@ export function runCommand(program: Command): void {
         say(
           `\nrun ${runId} — results: engiloop results ${runId}; events: engiloop events <episode>; artifacts: ${runDir}`,
         );
-        if (f.json === true) process.stdout.write(JSON.stringify(record, null, 2) + '\n');
-        else if (typeof f.json === 'string') await writeFile(f.json, JSON.stringify(record, null, 2));
+        if (f.json === true) process.stdout.write(jsonForTerminal(record, 2) + '\n');
+        else if (typeof f.json === 'string') await writeFile(f.json, jsonForTerminal(record, 2));
         process.exitCode = errors.length
           ? EXIT.BAD_INPUT
           : run.summary.byStatus['infra_error']
