@@ -3,7 +3,9 @@
  * command outputs and observation texts out of events into it.
  */
 import { createHash } from 'node:crypto';
-import { jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { TimeoutError, type NatsConnection } from '@nats-io/nats-core';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { EpisodeEvent } from './events.js';
@@ -24,6 +26,9 @@ export const BLOB_INLINE_LIMIT = 64 * 1024;
 export const BLOB_PREVIEW_BYTES = 16 * 1024;
 
 const DIGEST = /^[0-9a-f]{64}$/;
+
+/** A put of content already stored refreshes its last use at most this often (gc's grace must exceed it). */
+const TOUCH_EVERY_MS = 10 * 60_000;
 
 /** SHA-256 of `bytes`, lowercase hex. */
 export function sha256Hex(bytes: Uint8Array): string {
@@ -81,6 +86,28 @@ export class BlobStore {
     await retryTransient(async () => {
       const info = await this.os.info(digest);
       if (!info || info.deleted) await this.os.putBlob({ name: digest }, bytes);
+      // Already stored: mark it used, so `engiloop gc` counts its grace period from this put (the
+      // event naming it comes next). Best effort: a bucket at its byte cap refuses the write.
+      else if (Date.now() - BlobStore.#lastUsed(info) > TOUCH_EVERY_MS)
+        await this.touch(digest).catch(() => false);
+    });
+    return digest;
+  }
+
+  /**
+   * Stores the file at `path` under `digest` (its SHA-256, computed by the caller while writing it),
+   * streaming it: memory stays flat whatever its size. Skipped when present; retried like `put`.
+   */
+  async putFile(path: string, digest: string): Promise<string> {
+    await retryTransient(async () => {
+      const info = await this.os.info(digest);
+      if (info && !info.deleted) {
+        if (Date.now() - BlobStore.#lastUsed(info) > TOUCH_EVERY_MS)
+          await this.touch(digest).catch(() => false);
+        return;
+      }
+      const rs = Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
+      await this.os.put({ name: digest }, rs);
     });
     return digest;
   }
@@ -126,6 +153,103 @@ export class BlobStore {
   /** Reads a UTF-8 text stored by {@link putText}. */
   async getText(digest: string): Promise<string> {
     return (await this.get(digest)).toString('utf8');
+  }
+
+  /*
+   * Retention (`gc.ts`): listing, ages, deletion and the bucket's byte cap. Subject and stream names
+   * follow the Object Store layout of NATS ADR-20: stream `OBJ_<bucket>`, chunks on
+   * `$O.<bucket>.C.<nuid>`, metadata on `$O.<bucket>.M.<base64url(name), padded>`.
+   */
+
+  /**
+   * Every stored object, deleted ones left out: its name (a digest), size in bytes, and when it was
+   * last written or {@link touch}ed (ms since the epoch, by the writer's clock). Reads metadata only.
+   */
+  async list(): Promise<{ digest: string; bytes: number; lastUsed: number }[]> {
+    const infos = await retryTransient(() => this.os.list());
+    return infos
+      .filter((i) => !i.deleted)
+      .map((i) => ({ digest: i.name, bytes: i.size, lastUsed: BlobStore.#lastUsed(i) }));
+  }
+
+  /** Size and last use (as in {@link list}) of one object, or null when absent. */
+  async stat(digest: string): Promise<{ digest: string; bytes: number; lastUsed: number } | null> {
+    const i = await retryTransient(() => this.os.info(digest));
+    return i && !i.deleted ? { digest, bytes: i.size, lastUsed: BlobStore.#lastUsed(i) } : null;
+  }
+
+  /**
+   * Records that an existing object was used at `at` (metadata `touched`), so `gc` counts its grace
+   * period from then; false when absent. For a put of content already stored, which uploads nothing.
+   */
+  async touch(digest: string, at = Date.now()): Promise<boolean> {
+    const i = await retryTransient(() => this.os.info(digest));
+    if (!i || i.deleted) return false;
+    const metadata = { ...i.metadata, touched: new Date(at).toISOString() };
+    await retryTransient(() => this.os.update(digest, { metadata, options: i.options }));
+    return true;
+  }
+
+  /**
+   * Removes an object; returns the bytes freed, or null when it was absent or written meanwhile.
+   * Its metadata goes first, up to the revision read, then its chunks; unlike `ObjectStore.delete`
+   * (which first publishes a deletion marker) this works in a bucket at its byte cap, and leaves no
+   * marker. A {@link touch} or put landing meanwhile is seen by reading the metadata again: a touch
+   * keeps the object whole; a new upload keeps its own chunks.
+   */
+  async delete(digest: string, jsm: JetStreamManager): Promise<number | null> {
+    if (!DIGEST.test(digest)) return null;
+    const i = await retryTransient(() => this.os.info(digest));
+    if (!i) return null;
+    const stream = `OBJ_${i.bucket}`;
+    const b64 = Buffer.from(digest).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+    const meta = `$O.${i.bucket}.M.${b64}`;
+    const purgeMeta = (upTo: number) =>
+      retryTransient(() => jsm.streams.purge(stream, { filter: meta, seq: upTo + 1 }));
+    const sameObject = async () => {
+      const j = await retryTransient(() => this.os.info(digest));
+      return j && !j.deleted && j.nuid === i.nuid ? j : null;
+    };
+    await purgeMeta(i.revision);
+    if (i.deleted) return null; // a deletion marker left by `ObjectStore.delete`: now gone too
+    if (await sameObject()) return null; // touched meanwhile: still in use, still whole
+    await retryTransient(() => jsm.streams.purge(stream, { filter: `$O.${i.bucket}.C.${i.nuid}` }));
+    // A touch that read the metadata before the first purge and wrote it after the check above
+    // would point at the purged chunks: remove it, so the object is absent rather than broken.
+    const late = await sameObject();
+    if (late) await purgeMeta(late.revision);
+    return i.size;
+  }
+
+  /**
+   * The bucket's use and limits: bytes stored, the byte cap (`max_bytes`, -1 for none) and the age
+   * limit (`max_age` in ms, 0 for none; engiloop never sets one).
+   */
+  async limits(): Promise<{ bytes: number; maxBytes: number; maxAgeMs: number }> {
+    const { streamInfo } = await retryTransient(() => this.os.status());
+    return {
+      bytes: streamInfo.state.bytes,
+      maxBytes: streamInfo.config.max_bytes,
+      maxAgeMs: Math.round(streamInfo.config.max_age / 1e6),
+    };
+  }
+
+  /**
+   * Sets the bucket's byte cap (`max_bytes`; -1 removes it). The bucket discards new writes, never
+   * old ones: past the cap a put fails (`maximum bytes exceeded`) and nothing stored is lost; the cap
+   * may be set below what is stored already. {@link delete} still works there.
+   */
+  async setMaxBytes(jsm: JetStreamManager, maxBytes: number): Promise<void> {
+    const { streamInfo } = await retryTransient(() => this.os.status());
+    await jsm.streams.update(streamInfo.config.name, { max_bytes: maxBytes });
+    await waitForStreamLeader(jsm, streamInfo.config.name);
+  }
+
+  /** Last write or touch of an object's metadata, in ms since the epoch. */
+  static #lastUsed(i: { mtime: string; metadata?: Record<string, string> }): number {
+    const touched = i.metadata?.touched ? Date.parse(i.metadata.touched) : NaN;
+    const mtime = Date.parse(i.mtime);
+    return Math.max(Number.isNaN(mtime) ? 0 : mtime, Number.isNaN(touched) ? 0 : touched);
   }
 }
 

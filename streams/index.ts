@@ -1,6 +1,7 @@
 /**
  * Public surface of `streams/`: the event types, their codec and upcasters, the episode log and run
- * index on JetStream, the blob store, and a local nats-server for tests and benches.
+ * index on JetStream, the blob store and its retention (`engiloop gc`), and a local nats-server for
+ * tests and benches.
  */
 export {
   EVENT_VERSION,
@@ -52,6 +53,28 @@ export {
   sha256Hex,
   type ExternalizeOptions,
 } from './blobs.js';
+export {
+  DEFAULT_RETENTION,
+  episodeRefs,
+  episodeRetention,
+  KEPT_FOR_ANALYSIS,
+  resolveRetention,
+  RetentionSettingsError,
+  type BlobKind,
+  type BlobRef,
+  type BlobRetention,
+  type EpisodeTier,
+  type RetainedRef,
+} from './retention.js';
+export {
+  collectGarbage,
+  REPORT_KINDS,
+  type GcOptions,
+  type GcProgress,
+  type GcReport,
+  type ReportKind,
+  type Tally,
+} from './gc.js';
 export {
   RUN_RECORD_VERSION,
   RunIndex,

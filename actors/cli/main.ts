@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { EngiloopError } from '../../machines/errors.js';
 import { initTelemetry } from '../telemetry.js';
 import { distributedCommands } from './commands/distributed.js';
+import { gcCommand } from './commands/gc.js';
 import { inspectCommands } from './commands/inspect.js';
 import { mcpCommand } from './commands/mcp.js';
 import { miscCommands } from './commands/misc.js';
@@ -33,6 +34,7 @@ distributedCommands(program);
 miscCommands(program);
 provenanceCommand(program);
 mcpCommand(program);
+gcCommand(program);
 
 // A closed pipe (`engiloop … | head`) ends output quietly instead of crashing.
 for (const stream of [process.stdout, process.stderr])

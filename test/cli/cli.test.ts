@@ -46,6 +46,7 @@ describe('engiloop', () => {
       ['images'],
       ['images', 'build'],
       ['verifiers'],
+      ['gc'],
     ]) {
       const r = await cli([...args, '--help']);
       expect(r.code, args.join(' ')).toBe(0);
