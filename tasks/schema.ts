@@ -132,7 +132,7 @@ export const SandboxSpecSchema = z.object({
   /**
    * Long-running services: regular expressions matched against a process's command line (its
    * argv joined by spaces). After every command, processes the command left behind are killed
-   * unless one of these matches (e.g. `^python3 -m http\\.server` for a server the agent starts on
+   * unless one of these matches (e.g. `^python3 -m http\.server` for a server the agent starts on
    * purpose). A sandbox with `desktop:` keeps every process (its desktop and app are services).
    */
   services: z
