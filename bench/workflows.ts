@@ -80,6 +80,7 @@ const [a, b] = await Promise.all([mk('app1'), mk('app2')]);
 const scope = {
   lt: lt2,
   deps,
+  stored: { bytes: 0, digests: new Set<string>() },
   opts: {
     episodeId: 'bench',
     runId,

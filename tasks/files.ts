@@ -10,7 +10,7 @@ import { constants } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { TaskLoadError, type TaskProblem } from './errors.js';
-import { MAX_TASK_FILE_BYTES, MAX_TASK_FOLDER_BYTES, MAX_TASK_FOLDER_ENTRIES, mib } from './limits.js';
+import { MAX_TASK_FILE_BYTES, MAX_TASK_FOLDER_BYTES, MAX_TASK_FOLDER_ENTRIES, sizeText } from './limits.js';
 
 /** Options of {@link checkTaskFile} and {@link readTaskFile}. */
 export interface TaskFileOptions {
@@ -45,7 +45,7 @@ const FIX_OUTSIDE = 'copy the file into the task folder instead of linking to it
 
 /** `300 MiB (314572800 bytes)`, or `16 bytes`. */
 function bytesText(n: number): string {
-  const m = mib(n);
+  const m = sizeText(n);
   return m.endsWith(' bytes') ? m : `${m} (${n} bytes)`;
 }
 
@@ -234,7 +234,7 @@ export async function taskFolderFiles(
     problems.push({
       file: dir,
       field: '',
-      message: `the task folder's files add up to ${bytesText(bytes)}: at most ${mib(MAX_TASK_FOLDER_BYTES)} in all`,
+      message: `the task folder's files add up to ${bytesText(bytes)}: at most ${sizeText(MAX_TASK_FOLDER_BYTES)} in all`,
     });
   return { files, problems };
 }

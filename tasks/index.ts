@@ -47,4 +47,5 @@ export {
   MAX_TASK_FILE_BYTES,
   MAX_TASK_FOLDER_BYTES,
   MAX_TASK_FOLDER_ENTRIES,
+  sizeText,
 } from './limits.js';

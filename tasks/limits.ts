@@ -69,9 +69,13 @@ export function intIn(min: number, max: number, unit: string): z.ZodNumber {
   return z.number().int().min(min, range).max(max, range);
 }
 
-/** `268435456` → `256 MiB`: how a byte count reads in a message. */
-export function mib(bytes: number): string {
-  const m = bytes / (1024 * 1024);
+/**
+ * How a byte count reads in a message: `5.0 GiB`, `256 MiB`, `1.5 MiB`, `12 KiB`, `7 bytes`.
+ * @example sizeText(268435456) // '256 MiB'
+ */
+export function sizeText(bytes: number): string {
+  if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+  const m = bytes / 2 ** 20;
   if (m >= 1) return `${Number.isInteger(m) ? m : m.toFixed(1)} MiB`;
   const k = bytes / 1024;
   return k >= 1 ? `${Number.isInteger(k) ? k : k.toFixed(1)} KiB` : `${bytes} bytes`;

@@ -12,7 +12,7 @@
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, type CST, type Node } from 'yaml';
 import { TaskLoadError } from './errors.js';
 import { readCapped } from './files.js';
-import { MAX_TASK_YAML_BYTES, MAX_YAML_ALIAS_NODES, mib } from './limits.js';
+import { MAX_TASK_YAML_BYTES, MAX_YAML_ALIAS_NODES, sizeText } from './limits.js';
 
 /** Deepest nesting of mappings and sequences (the task files of today nest 10 deep). */
 export const MAX_YAML_DEPTH = 64;
@@ -138,7 +138,7 @@ export async function readTaskYaml(file: string): Promise<unknown> {
       file,
       '',
       bytes.kind === 'too-big'
-        ? `is ${mib(bytes.size!)} (${bytes.size} bytes): a task YAML file may be at most ${mib(MAX_TASK_YAML_BYTES)} (${MAX_TASK_YAML_BYTES} bytes); move long scripts or data into files of the task folder`
+        ? `is ${sizeText(bytes.size!)} (${bytes.size} bytes): a task YAML file may be at most ${sizeText(MAX_TASK_YAML_BYTES)} (${MAX_TASK_YAML_BYTES} bytes); move long scripts or data into files of the task folder`
         : bytes.kind === 'unreadable'
           ? `cannot read: ${bytes.message.replace(/^cannot be read: /, '')}`
           : bytes.message,

@@ -8,7 +8,7 @@
 import type { ArtifactHandedOff, EpisodeEvent, VerdictData } from '../../streams/events.js';
 import type { Stage, Task } from '../../tasks/index.js';
 import { canonicalFormat, isKnownFormat } from '../../verifiers/index.js';
-import { latestStages, stagesOf } from './stages.js';
+import { latestStages, stagesOf } from './stage-list.js';
 
 export type BreakCause = 'agent' | 'lost_handoff' | 'stale_handoff' | 'wrong_format' | 'infrastructure';
 

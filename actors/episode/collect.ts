@@ -9,7 +9,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { REFUSED_FILE } from '../../verifiers/index.js';
 import type { FileRefusal } from '../sandbox/index.js';
-import type { EffectScope } from './effects.js';
+import type { EffectScope } from './scope.js';
 
 /** A deliverable as collected: stored (with its digest), missing, or refused with the reason. */
 export type Collected =
@@ -25,13 +25,13 @@ export function fileCapBytes(s: EffectScope): number {
 /** The episode's store budget and what is left of it (see `EffectScope.stored`). */
 export function storeBudget(s: EffectScope): { budget: number; used: number; left: number } {
   const budget = s.lt.task.limits.store_budget_mb * 2 ** 20;
-  const used = (s.stored ??= { bytes: 0, digests: new Set() }).bytes;
+  const used = s.stored.bytes;
   return { budget, used, left: Math.max(0, budget - used) };
 }
 
 /** Counts `bytes` of content `digest` against the store budget, once per digest. */
 export function chargeStore(s: EffectScope, digest: string, bytes: number): void {
-  const st = (s.stored ??= { bytes: 0, digests: new Set() });
+  const st = s.stored;
   if (st.digests.has(digest)) return;
   st.digests.add(digest);
   st.bytes += bytes;
@@ -50,9 +50,6 @@ export async function collectDeliverable(
   d: { path: string; sandbox?: string | undefined },
   dest: string,
 ): Promise<Collected> {
-  const fileCap = fileCapBytes(s);
-  const store = storeBudget(s);
-  const cap = Math.min(fileCap, store.left);
   const names =
     d.sandbox === '*'
       ? [...s.sandboxes.keys()]
@@ -64,19 +61,10 @@ export async function collectDeliverable(
     const sb = s.sandboxes.get(name);
     if (!sb) continue;
     const tmp = `${dest}.part-${process.pid}-${++seq}`;
-    const r = await sb.copyOut(d.path, tmp, cap);
+    const r = await sb.copyOut(d.path, tmp, fileCapBytes(s));
     if (!r.ok) {
       await rm(tmp, { force: true });
-      const f = r.refusal;
-      // Under the file cap but over what the episode may still store: say which limit it was.
-      const refusal: FileRefusal =
-        f.kind === 'too_large' && f.size <= fileCap
-          ? {
-              ...f,
-              message: `${d.path} (${f.size} bytes) would pass the episode's store budget: ${mib(store.used)} of ${mib(store.budget)} MiB used (limits.store_budget_mb)`,
-            }
-          : f;
-      if (f.kind !== 'missing') refused ??= { kind: 'refused', sandbox: name, refusal };
+      if (r.refusal.kind !== 'missing') refused ??= { kind: 'refused', sandbox: name, refusal: r.refusal };
       continue;
     }
     // Newest first; equal times keep declaration order.
@@ -86,6 +74,17 @@ export async function collectDeliverable(
     } else await rm(tmp, { force: true });
   }
   if (best) {
+    // Content the episode already stored costs nothing; new content must fit what is left.
+    const store = storeBudget(s);
+    if (!s.stored.digests.has(best.digest) && best.bytes > store.left) {
+      await rm(dest, { force: true });
+      const message = `${d.path} (${best.bytes} bytes) would pass the episode's store budget: ${mib(store.used)} of ${mib(store.budget)} MiB used (limits.store_budget_mb)`;
+      return {
+        kind: 'refused',
+        sandbox: best.sandbox,
+        refusal: { kind: 'too_large', size: best.bytes, cap: store.left, message },
+      };
+    }
     await s.deps.blobs.putFile(dest, best.digest);
     chargeStore(s, best.digest, best.bytes);
     return best;

@@ -7,33 +7,18 @@ import { join } from 'node:path';
 import type { EpisodeContext } from '../../machines/index.js';
 import { parseDecision } from '../../machines/index.js';
 import type { AgentCallRecord, CommandResult, EventDraft, StageChecked } from '../../streams/events.js';
-import { readTaskFile, type Action, type LoadedTask } from '../../tasks/index.js';
+import { readTaskFile, sizeText, type Action } from '../../tasks/index.js';
 import { viewImageRequest, type Agent } from '../agents/index.js';
-import { sizeText, type Sandbox } from '../sandbox/index.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { notRun, observationText } from './observe.js';
 import { executeGui, observeGui, startDesktops } from './gui-effects.js';
 import { handoff } from './handoff.js';
 import { collectDeliverable, writeRefusals } from './collect.js';
 import { mixStages } from './stages.js';
-import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 import type { Span } from '@opentelemetry/api';
+import type { EffectScope } from './scope.js';
 
-/** Live state the effects share within one episode (never folded: rebuilt from events on resume). */
-export interface EffectScope {
-  lt: LoadedTask;
-  deps: EpisodeDeps;
-  opts: EpisodeOptions;
-  sandboxes: Map<string, Sandbox>;
-  span: Span;
-  /** Size and time of each stage's deliverables when last read, so unchanged ones are not read again. */
-  stageStamps?: Map<string, string>;
-  /**
-   * Bytes this episode stored against `limits.store_budget_mb` (snapshots, stage artifacts,
-   * deliverables; each distinct digest once). Rebuilt from the events' snapshots on resume.
-   */
-  stored?: { bytes: number; digests: Set<string> };
-}
+export type { EffectScope } from './scope.js';
 
 export async function provision(s: EffectScope): Promise<EventDraft> {
   const { task, dir } = s.lt;

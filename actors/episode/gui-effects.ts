@@ -17,7 +17,7 @@ import {
   type GuiAction,
 } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
-import type { EffectScope } from './effects.js';
+import type { EffectScope } from './scope.js';
 import { notRun, observationText } from './observe.js';
 
 /** The sandbox GUI actions go to: the first one with a desktop. */

@@ -6,7 +6,7 @@
 import type { ArtifactHandedOff, CommandResult } from '../../streams/events.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { Action } from '../../tasks/index.js';
-import type { EffectScope } from './effects.js';
+import type { EffectScope } from './scope.js';
 import { open, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { detectFormat } from '../../verifiers/index.js';

@@ -25,5 +25,5 @@ export {
   type Attribution,
   type BreakCause,
 } from './attribute.js';
-export { stagesOf, latestStages } from './stages.js';
+export { stagesOf, latestStages } from './stage-list.js';
 export { episodeDeps } from './deps.js';

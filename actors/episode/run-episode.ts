@@ -25,8 +25,9 @@ import { RecordingError } from './errors.js';
 import { handoff } from './handoff.js';
 import { redactDraft } from './redact-event.js';
 import { pendingEffect, restore } from './restore.js';
-import { latestSnapshot, snapshotDue, takeSnapshot } from './snapshot.js';
-import { checkStages, latestStages } from './stages.js';
+import { latestSnapshot, snapshotBytes, snapshotDue, takeSnapshot } from './snapshot.js';
+import { checkStages } from './stages.js';
+import { latestStages } from './stage-list.js';
 import { attribute } from './attribute.js';
 import { notRun } from './observe.js';
 import { agentUsage, haltedStage, resultOf } from './result.js';
@@ -82,8 +83,10 @@ export async function runEpisode(
     'engiloop.episode': opts.episodeId,
     'engiloop.agent': opts.agent.name,
   });
-  const scope: fx.EffectScope = { lt, deps, opts, sandboxes, span };
   const prior = opts.prior ?? [];
+  // A resumed episode's budget starts from the snapshots it already stored.
+  const stored = { bytes: snapshotBytes(prior), digests: new Set<string>() };
+  const scope: fx.EffectScope = { lt, deps, opts, sandboxes, span, stored };
   let snap: EpisodeSnapshot = prior.length ? fold(prior) : initialSnapshot();
   let count = prior.length;
   /** Every event of the episode so far (prior ones first): stages, snapshots and restores read it. */
@@ -153,9 +156,9 @@ export async function runEpisode(
           const checked = await checkStages(scope, ctx.round, events, emit);
           if (stateName(snap) !== 'observing') return; // a stage halted the episode
           if (!gui && checked > 0 && latestSnapshot(events)?.event.round !== ctx.round)
-            await emit(await takeSnapshot(scope, ctx.round, 'stage', events));
+            await emit(await takeSnapshot(scope, ctx.round, 'stage'));
           else if (snapshotDue(events, ctx.round, every))
-            await emit(await takeSnapshot(scope, ctx.round, 'interval', events));
+            await emit(await takeSnapshot(scope, ctx.round, 'interval'));
         }
         if (roundSpan) endSpan(roundSpan);
         roundSpan = startSpan('round', { 'engiloop.task': task.id, 'engiloop.round': ctx.round + 1 }, span);

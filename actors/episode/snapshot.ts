@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { EpisodeEvent, EventDraft, WorkspaceSnapshotted } from '../../streams/events.js';
 import { isSandboxIo } from '../sandbox/index.js';
 import { chargeStore, storeBudget } from './collect.js';
-import type { EffectScope } from './effects.js';
+import type { EffectScope } from './scope.js';
 
 /** Bytes of snapshots stored so far in `events`. */
 export function snapshotBytes(events: readonly EpisodeEvent[]): number {
@@ -27,11 +27,9 @@ export async function takeSnapshot(
   s: EffectScope,
   round: number,
   reason: WorkspaceSnapshotted['reason'],
-  events: readonly EpisodeEvent[],
 ): Promise<EventDraft> {
   const t0 = performance.now();
   const sandboxes: WorkspaceSnapshotted['sandboxes'] = {};
-  s.stored ??= { bytes: snapshotBytes(events), digests: new Set() };
   const { budget, used } = storeBudget(s);
   let taken = 0;
   const dir = join(s.opts.artifactsDir, '.snapshots');

@@ -9,30 +9,11 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../streams/index.js';
 import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/events.js';
-import type { Stage, Task } from '../../tasks/index.js';
+import type { Task } from '../../tasks/index.js';
 import { collectDeliverable, writeRefusals } from './collect.js';
-import type { EffectScope } from './effects.js';
+import type { EffectScope } from './scope.js';
 import { fileStat } from './handoff.js';
-
-/** Every stage of a task, in order: those listed under `stages`, then the others deliverables name. */
-export function stagesOf(task: Task): Stage[] {
-  const listed = task.stages ?? [];
-  const names = new Set(listed.map((s) => s.name));
-  const extra: Stage[] = [];
-  for (const d of task.deliverables)
-    if (d.stage && !names.has(d.stage)) {
-      names.add(d.stage);
-      extra.push({ name: d.stage, halt_on_fail: false, min_score: 1, weight: 0 });
-    }
-  return [...listed, ...extra];
-}
-
-/** The latest check of each stage in `events`. */
-export function latestStages(events: readonly EpisodeEvent[]): Map<string, StageChecked> {
-  const m = new Map<string, StageChecked>();
-  for (const e of events) if (e.type === 'stage.checked') m.set(e.stage, e);
-  return m;
-}
+import { latestStages, stagesOf } from './stage-list.js';
 
 const same = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);

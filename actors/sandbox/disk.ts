@@ -139,18 +139,25 @@ export async function createLimitedDisk(
       fallback: 'SANDBOX_IO',
     });
   }
-  const mem = memoryMb === undefined ? undefined : await writeMeminfo(DISK_DIR, name, memoryMb);
+  if (memoryMb !== undefined) await writeMeminfo(meminfoFile(name), memoryMb);
   let released: Promise<void> | undefined;
   return {
     volume: name,
     device,
-    ...(mem ? { meminfo: mem.path } : {}),
-    release: () => (released ??= removeLimitedDisk(docker, name, device).finally(() => mem?.remove())),
+    ...(memoryMb === undefined ? {} : { meminfo: meminfoFile(name) }),
+    release: () => (released ??= removeLimitedDisk(docker, name, device)),
   };
 }
 
-/** Removes a workspace volume (its container must be gone) and detaches its loop device. */
+/** Host file shown as the /proc/meminfo of the sandbox whose workspace is volume `name`. */
+const meminfoFile = (name: string): string => join(DISK_DIR, `${name}.meminfo`);
+
+/**
+ * Removes a workspace volume (its container must be gone), detaches its loop device and removes
+ * its meminfo file.
+ */
 export async function removeLimitedDisk(docker: Docker, volume: string, device: string): Promise<void> {
+  await rm(meminfoFile(volume), { force: true });
   try {
     await docker.getVolume(volume).remove();
   } catch (err) {

@@ -17,7 +17,7 @@ import {
 import type { LimitedDisk } from './disk.js';
 import type { PersistentShell } from './shell.js';
 import type { ExecOptions, Sandbox } from './types.js';
-import { restoreWorkspace, snapshotWorkspace, snapshotWorkspaceTo, type SnapshotOut } from './workspace.js';
+import { restoreWorkspace, snapshotWorkspaceTo, type SnapshotOut } from './workspace.js';
 
 /** Made by `DockerSandboxProvider.create`; see `Sandbox` for the contract and errors. */
 export class DockerSandbox implements Sandbox {
@@ -69,10 +69,6 @@ export class DockerSandbox implements Sandbox {
 
   snapshotTo(dest: string, capBytes: number): Promise<SnapshotOut> {
     return snapshotWorkspaceTo(this.host, dest, capBytes);
-  }
-
-  snapshot(): Promise<Buffer> {
-    return snapshotWorkspace(this.host);
   }
 
   restore(tgz: Buffer): Promise<void> {

@@ -7,16 +7,7 @@ import Docker from 'dockerode';
 import { describeEndpoint, statusOf, toSandboxError } from './docker-errors.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { SandboxError } from './errors.js';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import {
-  DISK_DIR,
-  createLimitedDisk,
-  diskLimitMode,
-  removeLimitedDisk,
-  splitDisk,
-  type LimitedDisk,
-} from './disk.js';
+import { createLimitedDisk, diskLimitMode, removeLimitedDisk, splitDisk, type LimitedDisk } from './disk.js';
 import { LABEL, hardenedContainerOptions, sandboxRuntime } from './hardening.js';
 import { PersistentShell } from './shell.js';
 import type { Sandbox, SandboxCreateOptions } from './types.js';
@@ -36,6 +27,24 @@ export interface RemoveOrphansOptions {
   includeOwn?: boolean;
   /** Only consider containers carrying all these labels (e.g. one test's label). */
   labels?: Record<string, string>;
+}
+
+/** Label filters of an orphan search: engiloop's, plus the caller's. */
+const orphanFilters = (opts: RemoveOrphansOptions): string[] => [
+  LABEL,
+  ...Object.entries(opts.labels ?? {}).map(([k, v]) => `${k}=${v}`),
+];
+
+/**
+ * Whether what carries `labels` was made by an engiloop process of this host that is dead (or,
+ * with `includeOwn`, by this one): other hosts' and live processes' things are kept.
+ */
+function orphaned(labels: Record<string, string>, opts: RemoveOrphansOptions): boolean {
+  const pid = Number(labels[PID_LABEL]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  const host = labels[HOST_LABEL];
+  if (host !== undefined && host !== hostname()) return false;
+  return pid === process.pid ? !!opts.includeOwn : !isAlive(pid);
 }
 
 /** True when a process with this pid exists on this host (EPERM: exists, owned by someone else). */
@@ -162,22 +171,16 @@ export class DockerSandboxProvider {
    * Returns how many were removed.
    */
   async removeOrphans(opts: RemoveOrphansOptions = {}): Promise<number> {
-    const filters = [LABEL, ...Object.entries(opts.labels ?? {}).map(([k, v]) => `${k}=${v}`)];
     const doing = 'removing orphaned sandboxes';
     let list: Docker.ContainerInfo[];
     try {
-      list = await this.docker.listContainers({ all: true, filters: { label: filters } });
+      list = await this.docker.listContainers({ all: true, filters: { label: orphanFilters(opts) } });
     } catch (err) {
       throw toSandboxError(err, { docker: this.docker, doing, fallback: 'DOCKER_UNREACHABLE' });
     }
-    const me = hostname();
     let removed = 0;
     for (const c of list) {
-      const pid = Number(c.Labels[PID_LABEL]);
-      if (!Number.isInteger(pid) || pid <= 0) continue;
-      const host = c.Labels[HOST_LABEL];
-      if (host !== undefined && host !== me) continue;
-      if (pid === process.pid ? !opts.includeOwn : isAlive(pid)) continue;
+      if (!orphaned(c.Labels, opts)) continue;
       try {
         await this.docker.getContainer(c.Id).remove({ force: true, v: true });
         removed++;
@@ -192,10 +195,9 @@ export class DockerSandboxProvider {
 
   /** Workspace volumes (and their loop devices) of dead engiloop processes, as for containers. */
   private async removeOrphanDisks(opts: RemoveOrphansOptions): Promise<number> {
-    const filters = [LABEL, ...Object.entries(opts.labels ?? {}).map(([k, v]) => `${k}=${v}`)];
     let volumes: Docker.VolumeInspectInfo[];
     try {
-      volumes = (await this.docker.listVolumes({ filters: { label: filters } })).Volumes ?? [];
+      volumes = (await this.docker.listVolumes({ filters: { label: orphanFilters(opts) } })).Volumes ?? [];
     } catch (err) {
       throw toSandboxError(err, {
         docker: this.docker,
@@ -203,21 +205,16 @@ export class DockerSandboxProvider {
         fallback: 'DOCKER_UNREACHABLE',
       });
     }
-    const me = hostname();
     let removed = 0;
     for (const v of volumes) {
       const labels = v.Labels ?? {};
-      const pid = Number(labels[PID_LABEL]);
       const device = labels[`${LABEL}.device`];
-      if (!Number.isInteger(pid) || pid <= 0 || device === undefined) continue;
-      if ((labels[HOST_LABEL] ?? me) !== me) continue;
-      if (pid === process.pid ? !opts.includeOwn : isAlive(pid)) continue;
+      if (device === undefined || !orphaned(labels, opts)) continue;
       // A volume still in use (its container is being removed by someone else) refuses: skip it.
       await removeLimitedDisk(this.docker, v.Name, device).then(
         () => removed++,
         () => undefined,
       );
-      await rm(join(DISK_DIR, `${v.Name}.meminfo`), { force: true });
     }
     return removed;
   }

@@ -10,6 +10,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type Docker from 'dockerode';
 import { statusOf, toSandboxError } from './docker-errors.js';
+import { sizeText } from '../../tasks/index.js';
 import { SandboxError } from './errors.js';
 import { firstEntry, packFiles, packStream, relativePath } from './tar.js';
 
@@ -88,17 +89,6 @@ export type FileRefusal =
 export type FileOut<T> =
   { ok: true; value: T; size: number; mtime: number } | { ok: false; refusal: FileRefusal };
 
-/**
- * `1.5 GiB`, `512 MiB`, `12 KiB`, `7 bytes`.
- * @example sizeText(5 * 2 ** 30) // '5.0 GiB'
- */
-export function sizeText(n: number): string {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(1)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(n % 2 ** 20 === 0 ? 0 : 1)} MiB`;
-  if (n >= 2 ** 10) return `${(n / 2 ** 10).toFixed(n % 2 ** 10 === 0 ? 0 : 1)} KiB`;
-  return `${n} bytes`;
-}
-
 async function statPath(host: FilesHost, full: string): Promise<PathStat | null> {
   try {
     const res = (await host.container.infoArchive({ path: full })) as {
@@ -107,11 +97,12 @@ async function statPath(host: FilesHost, full: string): Promise<PathStat | null>
     res.resume?.();
     return parseStat(res.headers?.['x-docker-container-path-stat']);
   } catch (err) {
-    if (statusOf(err) === 404 && !(await containerGone(host))) return null;
+    const gone = statusOf(err) === 404 && (await containerGone(host));
+    if (statusOf(err) === 404 && !gone) return null;
     throw toSandboxError(err, {
       docker: host.docker,
       doing: `looking up ${full}`,
-      ...((await containerGone(host)) ? { container: host.container.id } : {}),
+      ...(gone ? { container: host.container.id } : {}),
       fallback: 'SANDBOX_IO',
     });
   }

@@ -51,6 +51,7 @@ export function sandboxRuntime(): string | undefined {
 
 /** Builds dockerode `createContainer` options for a hardened sandbox. */
 export function hardenedContainerOptions(o: HardenedOptions): Docker.ContainerCreateOptions {
+  const runtime = o.runtime ?? sandboxRuntime();
   return {
     Image: o.image,
     ...(o.name === undefined ? {} : { name: o.name }),
@@ -70,7 +71,7 @@ export function hardenedContainerOptions(o: HardenedOptions): Docker.ContainerCr
     Labels: { [LABEL]: '1', [`${LABEL}.pid`]: String(process.pid), ...o.labels },
     NetworkDisabled: true,
     HostConfig: {
-      ...((o.runtime ?? sandboxRuntime()) ? { Runtime: o.runtime ?? sandboxRuntime() } : {}),
+      ...(runtime ? { Runtime: runtime } : {}),
       NetworkMode: 'none',
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],

@@ -33,7 +33,6 @@ export type { GuiWindow, ObserveOptions, Screenshot, WindowInfo, WindowList } fr
 export { planGuiAction } from './gui-commands.js';
 export type { GuiAction, GuiActionError, GuiActionErrorCode, GuiLimits, ScreenSize } from './gui-commands.js';
 export { KeyNameError, toXdotoolKeys } from './gui-keys.js';
-export { sizeText } from './files.js';
 export type { FileOut, FileRefusal } from './files.js';
 export type { SnapshotOut } from './workspace.js';
 export { diskLimitMode, splitDisk } from './disk.js';

@@ -5,8 +5,7 @@
  * and apps that size themselves by /proc/meminfo see the limit, not the host's memory. gVisor
  * (`ENGILOOP_RUNTIME=runsc`) shows both as its own already.
  */
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 
 /** Docker's default masked paths (moby oci/defaults) plus the host's boot command line. */
 export const MASKED_PATHS = [
@@ -46,13 +45,7 @@ export function meminfoText(memoryMb: number): string {
   return rows.map(([k, v]) => `${`${k}:`.padEnd(16)}${String(v).padStart(8)} kB`).join('\n') + '\n';
 }
 
-/** Writes the meminfo file of sandbox volume `name` into `dir`; returns its path and its removal. */
-export async function writeMeminfo(
-  dir: string,
-  name: string,
-  memoryMb: number,
-): Promise<{ path: string; remove(): Promise<void> }> {
-  const path = join(dir, `${name}.meminfo`);
+/** Writes the meminfo file for a sandbox of `memoryMb` MiB at `path` (read-only). */
+export async function writeMeminfo(path: string, memoryMb: number): Promise<void> {
   await writeFile(path, meminfoText(memoryMb), { mode: 0o444 });
-  return { path, remove: () => rm(path, { force: true }) };
 }

@@ -68,14 +68,13 @@ export interface Sandbox extends AsyncDisposable {
   copyOut(path: string, dest: string, capBytes: number): Promise<FileOut<string>>;
   /** Streams the host file `hostPath` into the workspace as `dest`. */
   putFileFrom(dest: string, hostPath: string): Promise<void>;
-  /** Streams a `snapshot()` to the host file `dest`, stopping past `capBytes`. */
-  snapshotTo(dest: string, capBytes: number): Promise<SnapshotOut>;
   /**
-   * The writable state (workdir and /tmp) as a gzipped tar: what a resume restores. Processes and
-   * their memory are not in it (see deploy/criu/FINDINGS.md).
+   * Streams the writable state (workdir and /tmp) as a gzipped tar to the host file `dest`,
+   * stopping past `capBytes`: what a resume restores. Processes and their memory are not in it
+   * (see deploy/criu/FINDINGS.md).
    */
-  snapshot(): Promise<Buffer>;
-  /** Unpacks a `snapshot()` of a sandbox with the same image and workdir into this fresh one. */
+  snapshotTo(dest: string, capBytes: number): Promise<SnapshotOut>;
+  /** Unpacks a `snapshotTo()` archive of a sandbox with the same image and workdir into this fresh one. */
   restore(tgz: Buffer): Promise<void>;
   /** Stops the shell and removes the container and its workspace volume. Idempotent. */
   close(): Promise<void>;

@@ -55,8 +55,9 @@ export type SnapshotOut =
 const UNREADABLE = /Cannot (open|savedir|stat|readlink)|Permission denied/;
 
 /**
- * Streams a {@link snapshotWorkspace} archive to `dest` on the host, hashing it on the way, and
- * stops (removing `dest`) as soon as it passes `capBytes`: memory stays flat.
+ * Streams the workdir and /tmp as a gzipped tar (paths relative to `/`) to `dest` on the host,
+ * hashing it on the way, and stops (removing `dest`) as soon as it passes `capBytes`: memory stays
+ * flat.
  */
 export async function snapshotWorkspaceTo(
   host: WorkspaceHost,
@@ -141,28 +142,7 @@ export async function snapshotWorkspaceTo(
   }
 }
 
-/** Saves the workdir and /tmp as a gzipped tar (paths relative to `/`). */
-export async function snapshotWorkspace(host: WorkspaceHost): Promise<Buffer> {
-  try {
-    const r = await execOnce(host.docker, host.container, tarArgs(host.workdir), { user: '1000' });
-    // tar: 1 = "some files differed" (changed while read), which is fine for a snapshot.
-    if (r.exitCode !== 0 && r.exitCode !== 1)
-      throw new SandboxError(
-        'SANDBOX_IO',
-        `snapshot of ${host.workdir} failed: ${r.stderr.toString().trim()}`,
-      );
-    return r.stdout;
-  } catch (err) {
-    throw toSandboxError(err, {
-      docker: host.docker,
-      doing: `taking a snapshot of ${host.workdir}`,
-      container: host.container.id,
-      fallback: 'SANDBOX_IO',
-    });
-  }
-}
-
-/** Restores a {@link snapshotWorkspace} archive into a fresh sandbox (same workdir). */
+/** Restores a {@link snapshotWorkspaceTo} archive into a fresh sandbox (same workdir). */
 export async function restoreWorkspace(host: WorkspaceHost, tgz: Buffer): Promise<void> {
   await putFiles(host, [{ dest: INCOMING, content: tgz }]);
   const file = `${host.workdir.replace(/\/+$/, '')}/${INCOMING}`;
