@@ -32,6 +32,23 @@ export default tseslint.config(
     },
   },
   {
+    // core/ is what every folder shares: it may depend on none of them, so no cycle passes through it.
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*'],
+              message: 'core/ imports nothing from the other folders: move the shared part here.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [

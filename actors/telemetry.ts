@@ -7,7 +7,7 @@
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 
 /** The tracer; resolved on each call so a provider registered later (tests, SDK) is picked up. */
-export function tracer() {
+function tracer() {
   return trace.getTracer('engiloop', '0.1.0');
 }
 

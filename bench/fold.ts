@@ -3,9 +3,9 @@
  * folded through the pure machine, and decoded from msgpack first (as replay does).
  */
 import { pathToFileURL } from 'node:url';
-import { fold, step, initialSnapshot } from '../machines/index.js';
+import { fold, step, initialSnapshot, rulesFor, stateName, MACHINE_VERSION } from '../machines/index.js';
 import { decodeEvent, encodeEvent, type EpisodeEvent } from '../streams/index.js';
-import { TaskSchema, type Task } from '../tasks/index.js';
+import { TaskSchema, taskRecord, type Task } from '../tasks/index.js';
 import { sampleEvent } from './streams.js';
 
 export interface FoldRow {
@@ -22,7 +22,7 @@ export function sampleEpisode(rounds: number): EpisodeEvent[] {
     type: 'single-software',
     interface: 'cli',
     objective: 'x',
-    limits: { max_rounds: rounds + 5 },
+    limits: { max_rounds: rounds + 5, snapshot_every: 0 },
     environment: { sandboxes: { main: { image: 'engiloop/cli:latest' } } },
     deliverables: [{ path: 'part.stl', format: 'stl' }],
     criteria: [{ id: 'f', verifier: 'file.format', deliverable: 'part.stl' }],
@@ -32,7 +32,16 @@ export function sampleEpisode(rounds: number): EpisodeEvent[] {
   let at = 1_733_000_000_000;
   const ev = <T extends object>(e: T) => ({ v: 1, at: (at += 5), ...e }) as unknown as EpisodeEvent;
   const out: EpisodeEvent[] = [
-    ev({ type: 'episode.started', episodeId: 'e', runId: 'r', task, agent: 'scripted' }),
+    ev({
+      type: 'episode.started',
+      episodeId: 'e',
+      runId: 'r',
+      machine: MACHINE_VERSION,
+      flags: [],
+      rules: rulesFor(task),
+      task: taskRecord(task),
+      agent: 'scripted',
+    }),
     ev({ type: 'sandbox.provisioned', sandboxes: { main: 'c' } }),
   ];
   for (let r = 1; r <= rounds; r++) {
@@ -70,8 +79,9 @@ export function benchFold(opts: { rounds: number; repeat: number }): FoldRow[] {
   const bytes = events.map(encodeEvent);
   // Sanity: the fold must end where the live drive ends.
   let s = initialSnapshot();
-  for (const e of events) s = step(s, e).snapshot;
-  if (fold(events).value !== s.value || s.value !== 'done') throw new Error('fold did not reach done');
+  for (const e of events) s = step(s, e);
+  if (stateName(fold(events)) !== stateName(s) || stateName(s) !== 'done')
+    throw new Error('fold did not reach done');
   const time = (name: string, fn: () => void): FoldRow => {
     fn();
     const t = performance.now();

@@ -7,8 +7,8 @@
  * `{ invalid: "reason", ... }`: invalid with that reason.
  */
 import { z } from 'zod';
-import { ActionSchema } from '../tasks/schema.js';
-import type { Decision } from '../streams/events.js';
+import { ActionSchema } from '../tasks/index.js';
+import type { Decision } from '../streams/index.js';
 
 const RawSchema = z.union([
   z

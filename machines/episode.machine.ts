@@ -1,23 +1,51 @@
 /**
- * The episode machine: provisioning → observing → deciding → acting → observing … → verifying →
- * done | failed | limit, and infra_error for faults of the harness or infrastructure.
+ * The episode machine, rules version 2: provisioning → observing → deciding → acting → (stage
+ * checks → snapshot) → observing … → verifying → done | failed | limit, and infra_error for faults of
+ * the harness or infrastructure; then `ended` once `episode.ended` is recorded.
  *
- * Pure. It never performs effects: its entry actions (`provision`, `observe`, `decide`, `execute`,
- * `verify`, `finish`) are names the runner reads from `transition()`'s action list and carries out,
- * and every outside result (clock readings, observations, agent outputs, exit codes) arrives as a
- * logged `EpisodeEvent`. So folding the log with `transition()` gives the live run's states exactly.
+ * Pure, and the owner of every episode rule. It never performs effects: each state names the effect
+ * it waits for (machines/effects.ts `effectOf`), the runner carries it out and records the outcome as
+ * events, and every outside result (clock readings, observations, agent outputs, exit codes, file
+ * checks) arrives as a logged `EpisodeEvent`. Every event is checked by a guard: an event a state
+ * does not accept is a divergence when folding (machines/fold.ts), so the fold re-checks each rule:
+ * - a batch stops at its first failing action when `rules.stopAtFirstFailure` (GUI tasks): the
+ *   remaining actions must be recorded as skipped;
+ * - stage checks follow every round, hand-off and the end (tasks with stages only), each stage's
+ *   `after` dependency and `halt_on_fail` as the rules say, and a halting check ends the episode;
+ * - a workspace snapshot follows a round whose stage checks recorded something
+ *   (`snapshotAfterStages`) and every `snapshotEvery`-th round;
+ * - a lost sandbox is restored at most `rules.sandboxRetries` times, then the episode is infra_error;
+ * - a worker that takes over (`episode.claimed`) restores the sandboxes before anything else.
  *
  * Limit rule: at the limit (max rounds or wall clock) the deliverables are still verified, and the
  * episode's score is the verified score: a task can pass at the limit if its artifacts are right
  * (EngiWorld scores the artifacts, not the agent's declaration). The status stays `limit`.
  */
-import { assign, setup } from 'xstate';
-import type { EpisodeEvent } from '../streams/events.js';
-import { emptyContext, type EpisodeContext, type Outcome, type RoundRecord } from './context.js';
+import { and, assertEvent, assign, not, setup } from 'xstate';
+import type { EpisodeEvent, EpisodeStatus } from '../streams/index.js';
+import { emptyContext, type EpisodeContext, type Phase, type SweepAfter } from './context.js';
+import {
+  afterAction,
+  afterDecision,
+  afterStageCheck,
+  endScore,
+  isCurrentAction,
+  snapshotReason,
+  stageCheckFits,
+} from './episode.logic.js';
+import { FLAGS, MACHINE_VERSION } from './rules.js';
 
-type Ev<T extends EpisodeEvent['type']> = Extract<EpisodeEvent, { type: T }>;
-
-const trim = (h: RoundRecord[], n: number): RoundRecord[] => (h.length > n ? h.slice(h.length - n) : h);
+const phase = (p: Phase) => ({ type: 'phase', params: { phase: p } }) as const;
+const sweepFrom = (after: SweepAfter) => ({ type: 'sweepFrom', params: { after } }) as const;
+const decisionIs = (kind: 'act' | 'done' | 'fail') => ({ type: 'decisionIs', params: { kind } }) as const;
+const terminal = (status: EpisodeStatus) =>
+  ({
+    entry: { type: 'status', params: { status } },
+    on: {
+      'episode.ended': { guard: 'endFits', target: 'ended', actions: 'stamp' },
+      'episode.claimed': { actions: 'stamp' },
+    },
+  }) as const;
 
 export const episodeMachine = setup({
   types: {
@@ -25,175 +53,383 @@ export const episodeMachine = setup({
     events: {} as EpisodeEvent,
   },
   actions: {
-    // Effect names: carried out by the runner (actors/), never here.
-    provision: () => {},
-    observe: () => {},
-    decide: () => {},
-    execute: () => {},
-    verify: () => {},
-    finish: () => {},
     stamp: assign({ lastAt: ({ event }) => event.at }),
+    phase: assign((_, p: { phase: Phase }) => ({ phase: p.phase })),
     start: assign(({ event }) => {
-      const e = event as Ev<'episode.started'>;
+      assertEvent(event, 'episode.started');
       return {
         ...emptyContext(),
-        episodeId: e.episodeId,
-        runId: e.runId,
-        taskId: e.task.id,
-        agent: e.agent,
-        maxRounds: e.task.limits.max_rounds,
-        wallClockMs: e.task.limits.wall_clock_sec * 1000,
-        historyWindow: e.task.history_window,
-        startedAt: e.at,
-        lastAt: e.at,
+        episodeId: event.episodeId,
+        runId: event.runId,
+        taskId: event.task.id,
+        agent: event.agent,
+        machine: MACHINE_VERSION,
+        flags: event.flags,
+        rules: event.rules!,
+        startedAt: event.at,
+        lastAt: event.at,
       };
     }),
-    observed: assign({ observation: ({ event }) => (event as Ev<'observation.recorded'>).text }),
+    provisioned: assign({ provisioned: true }),
+    observed: assign({
+      observation: ({ event }) => {
+        assertEvent(event, 'observation.recorded');
+        return event.text;
+      },
+    }),
     decided: assign(({ context, event }) => {
-      const e = event as Ev<'agent.decided'>;
-      const rec: RoundRecord = {
-        round: e.round,
-        observation: context.observation ?? '',
-        decision: e.decision,
-        results: [],
-      };
-      return {
-        round: e.round,
-        observation: null,
-        pending: e.decision.kind === 'act' ? e.decision.actions : [],
-        executed: 0,
-        history: trim([...context.history, rec], context.historyWindow),
-        failReason: e.decision.kind === 'fail' ? e.decision.reason : null,
-      };
+      assertEvent(event, 'agent.decided');
+      return afterDecision(context, event);
     }),
+    handedOff: assign({ handedOff: true }),
     actionDone: assign(({ context, event }) => {
-      const e = event as Ev<'action.executed'>;
-      const last = context.history[context.history.length - 1];
-      const history = last
-        ? [
-            ...context.history.slice(0, -1),
-            { ...last, results: [...last.results, { action: e.action, result: e.result }] },
-          ]
-        : context.history;
-      return { executed: context.executed + 1, history };
+      assertEvent(event, 'action.executed');
+      return afterAction(context, event);
     }),
-    resumeClock: assign({
-      startedAt: ({ context, event }) =>
-        context.startedAt + ((event as Ev<'episode.resumed'>).downtimeMs ?? 0),
+    sweepFrom: assign((_, p: { after: SweepAfter }) => ({ sweep: { after: p.after, checked: 0 } })),
+    staged: assign(({ context, event }) => {
+      assertEvent(event, 'stage.checked');
+      return afterStageCheck(context, event);
     }),
-    stageHalted: assign(({ event }) => {
-      const e = event as Ev<'stage.checked'>;
-      const why = e.blockedBy
-        ? `depends on stage "${e.blockedBy.stage}" (score ${e.blockedBy.score ?? 'none'} < ${e.blockedBy.min})`
-        : e.verdicts
-            .filter((v) => !v.passed)
-            .map((v) => `${v.criterion}: ${v.reason}`)
-            .join('; ');
-      return { outcome: 'fail' as Outcome, failReason: `stage "${e.stage}" failed: ${why}` };
+    swept: assign({ sweep: null }),
+    stageHalted: assign({ outcome: 'fail' as const, failReason: ({ context }) => context.halted }),
+    snapshotFor: assign({ snapshot: ({ context }) => ({ reason: snapshotReason(context) ?? 'interval' }) }),
+    snapshotted: assign({ snapshot: null }),
+    lost: assign({ losses: ({ context }) => context.losses + 1 }),
+    lostForGood: assign({
+      error: ({ event }) => {
+        assertEvent(event, 'sandbox.lost');
+        return { ...event.error, during: event.during };
+      },
     }),
-    outcomeDone: assign({ outcome: 'done' as Outcome }),
-    outcomeFail: assign({ outcome: 'fail' as Outcome }),
-    outcomeRounds: assign({ outcome: 'limit' as Outcome, limitReason: 'max_rounds' as const }),
-    outcomeClock: assign({ outcome: 'limit' as Outcome, limitReason: 'wall_clock' as const }),
+    restoreFor: assign((_, p: { reason: 'worker_lost' | 'sandbox_lost' }) => ({
+      restore: { reason: p.reason },
+    })),
+    resumed: assign(({ context, event }) => {
+      assertEvent(event, 'episode.resumed');
+      return { restore: null, startedAt: context.startedAt + (event.downtimeMs ?? 0) };
+    }),
+    outcomeDone: assign({ outcome: 'done' as const }),
+    outcomeFail: assign({ outcome: 'fail' as const }),
+    outcomeRounds: assign({ outcome: 'limit' as const, limitReason: 'max_rounds' as const }),
+    outcomeClock: assign({ outcome: 'limit' as const, limitReason: 'wall_clock' as const }),
     verified: assign({
       verification: ({ event }) => {
-        const e = event as Ev<'verification.completed'>;
-        return { score: e.score, passed: e.passed, verdicts: e.verdicts };
+        assertEvent(event, 'verification.completed');
+        return { score: event.score, passed: event.passed, verdicts: event.verdicts };
       },
     }),
     infra: assign({
       error: ({ event }) => {
-        const e = event as Ev<'infra.failed'>;
-        return { ...e.error, during: e.during };
+        assertEvent(event, 'infra.failed');
+        return { ...event.error, during: event.during };
       },
     }),
-    statusDone: assign({ status: 'done' as const }),
-    statusFailed: assign({ status: 'failed' as const }),
-    statusLimit: assign({ status: 'limit' as const }),
-    statusInfra: assign({ status: 'infra_error' as const }),
+    status: assign((_, p: { status: EpisodeStatus }) => ({ status: p.status })),
   },
   guards: {
+    /** Written under these rules (version and flags this build knows). */
+    knownRules: ({ event }) => {
+      assertEvent(event, 'episode.started');
+      return (
+        event.machine === MACHINE_VERSION &&
+        event.rules !== undefined &&
+        event.flags.every((f) => FLAGS[f] !== undefined)
+      );
+    },
     /** The wall-clock cap has passed (by the event's own clock reading). */
-    clockOut: ({ context, event }) => event.at - context.startedAt > context.wallClockMs,
-    stageHalts: ({ event }) => (event as Ev<'stage.checked'>).halt,
-    isAct: ({ event }) => (event as Ev<'agent.decided'>).decision.kind === 'act',
-    isDone: ({ event }) => (event as Ev<'agent.decided'>).decision.kind === 'done',
-    isFail: ({ event }) => (event as Ev<'agent.decided'>).decision.kind === 'fail',
+    clockOut: ({ context, event }) => event.at - context.startedAt > context.rules.wallClockMs,
+    /** The same, by the last event applied (for the steps that follow it). */
+    clockOutNow: ({ context }) => context.lastAt - context.startedAt > context.rules.wallClockMs,
+    observationFits: ({ context, event }) => {
+      assertEvent(event, 'observation.recorded');
+      return event.round === context.round + 1;
+    },
+    decisionFits: ({ context, event }) => {
+      assertEvent(event, ['agent.decided', 'agent.retried']);
+      return event.round === context.round + 1;
+    },
+    decisionIs: ({ event }, p: { kind: 'act' | 'done' | 'fail' }) => {
+      assertEvent(event, 'agent.decided');
+      return event.decision.kind === p.kind;
+    },
     /** This decision used the last round the task allows. */
-    lastRound: ({ context, event }) => (event as Ev<'agent.decided'>).round >= context.maxRounds,
-    /** More actions of this round remain after this one. */
+    lastRound: ({ context, event }) => {
+      assertEvent(event, 'agent.decided');
+      return event.round >= context.rules.maxRounds;
+    },
+    /** The action the machine asked for is starting. */
+    startFits: ({ context, event }) => {
+      assertEvent(event, 'action.started');
+      return isCurrentAction(context, event);
+    },
+    /** The current action is a hand-off that is being carried out (not skipped), once. */
+    handoffFits: ({ context, event }) => {
+      assertEvent(event, 'artifact.handed_off');
+      return (
+        event.round === context.round &&
+        event.index === context.executed &&
+        context.pending[context.executed]?.type === 'handoff' &&
+        !context.skipping &&
+        !context.handedOff
+      );
+    },
+    /**
+     * The result of the action the machine asked for: skipped exactly when an earlier action of the
+     * batch failed and the rules stop at the first failure.
+     */
+    resultFits: ({ context, event }) => {
+      assertEvent(event, 'action.executed');
+      return isCurrentAction(context, event) && (event.result.skipped === true) === context.skipping;
+    },
+    /** A hand-off delivered its artifact, and the task has stages to check on it. */
+    sweepsAfterHandoff: ({ context }) =>
+      context.rules.stages.length > 0 &&
+      context.pending[context.executed]?.type === 'handoff' &&
+      context.handedOff,
+    /** More actions of this round remain after the one just recorded. */
     moreActions: ({ context }) => context.executed + 1 < context.pending.length,
-    roundsLeft: ({ context }) => context.round < context.maxRounds,
+    /** Actions of this round remain (after a hand-off's stage checks). */
+    actionsLeft: ({ context }) => context.executed < context.pending.length,
+    roundsLeft: ({ context }) => context.round < context.rules.maxRounds,
+    hasStages: ({ context }) => context.rules.stages.length > 0,
+    /**
+     * A check of one of the task's stages, in the round under way, agreeing with the rules: blocked
+     * exactly when its `after` stage has not scored `minScore`, halting exactly when it failed and
+     * the stage halts on failure; none after a halting one (but at the end, when halts no longer count).
+     */
+    stageFits: ({ context, event }) => {
+      assertEvent(event, 'stage.checked');
+      return stageCheckFits(context, event);
+    },
+    sweepFits: ({ context, event }) => {
+      assertEvent(event, 'stages.swept');
+      return event.round === context.round && event.after === context.sweep?.after;
+    },
+    afterHandoff: ({ context }) => context.sweep?.after === 'handoff',
+    halted: ({ context }) => context.halted !== null,
+    /** A snapshot is due after this round's stage checks (or after the round, with no stages). */
+    snapshotDue: ({ context }) => snapshotReason(context) !== null,
+    snapshotFits: ({ context, event }) => {
+      assertEvent(event, ['workspace.snapshotted', 'snapshot.skipped']);
+      return event.round === context.round && event.reason === context.snapshot?.reason;
+    },
+    /** The next loss, and the rules allow restoring it. */
+    lossWithinBudget: ({ context, event }) => {
+      assertEvent(event, 'sandbox.lost');
+      return event.attempt === context.losses + 1 && context.losses < context.rules.sandboxRetries;
+    },
+    /** The next loss (past the budget). */
+    lossCounted: ({ context, event }) => {
+      assertEvent(event, 'sandbox.lost');
+      return event.attempt === context.losses + 1;
+    },
+    resumedFits: ({ context, event }) => {
+      assertEvent(event, 'episode.resumed');
+      return (event.reason ?? 'worker_lost') === context.restore?.reason;
+    },
     outcomeIsDone: ({ context }) => context.outcome === 'done',
     outcomeIsFail: ({ context }) => context.outcome === 'fail',
+    /** The terminal record agrees with the machine. */
+    endFits: ({ context, event }) => {
+      assertEvent(event, 'episode.ended');
+      return (
+        event.status === context.status && event.rounds === context.round && event.score === endScore(context)
+      );
+    },
   },
 }).createMachine({
   id: 'episode',
   initial: 'idle',
   context: emptyContext,
-  on: {
-    'infra.failed': { target: '.infra_error', actions: ['stamp', 'infra'] },
-    'episode.resumed': { actions: 'resumeClock' },
-  },
   states: {
     idle: {
-      on: { 'episode.started': { target: 'provisioning', actions: 'start' } },
+      on: { 'episode.started': { guard: 'knownRules', target: 'running', actions: 'start' } },
     },
-    provisioning: {
-      entry: 'provision',
-      on: { 'sandbox.provisioned': { target: 'observing', actions: 'stamp' } },
-    },
-    observing: {
-      entry: 'observe',
+    running: {
+      initial: 'live',
       on: {
-        'stage.checked': { guard: 'stageHalts', target: 'verifying', actions: ['stamp', 'stageHalted'] },
-        'observation.recorded': [
-          { guard: 'clockOut', target: 'verifying', actions: ['stamp', 'outcomeClock'] },
-          { target: 'deciding', actions: ['stamp', 'observed'] },
+        'infra.failed': { target: 'infra_error', actions: ['stamp', 'infra'] },
+        'sandbox.lost': [
+          {
+            guard: 'lossWithinBudget',
+            target: '.restoring',
+            actions: ['stamp', 'lost', { type: 'restoreFor', params: { reason: 'sandbox_lost' } }],
+          },
+          { guard: 'lossCounted', target: 'infra_error', actions: ['stamp', 'lost', 'lostForGood'] },
         ],
+        'episode.claimed': {
+          target: '.restoring',
+          actions: ['stamp', { type: 'restoreFor', params: { reason: 'worker_lost' } }],
+        },
+      },
+      states: {
+        live: {
+          initial: 'provisioning',
+          states: {
+            /** Where a restore returns to: the state (and sub-state) the fault interrupted. */
+            hist: { type: 'history', history: 'deep' },
+            provisioning: {
+              entry: phase('provisioning'),
+              on: { 'sandbox.provisioned': { target: 'observing', actions: ['stamp', 'provisioned'] } },
+            },
+            observing: {
+              entry: phase('observing'),
+              on: {
+                'observation.recorded': [
+                  {
+                    guard: and(['observationFits', 'clockOut']),
+                    target: 'verifying',
+                    actions: ['stamp', 'outcomeClock'],
+                  },
+                  { guard: 'observationFits', target: 'deciding', actions: ['stamp', 'observed'] },
+                ],
+              },
+            },
+            deciding: {
+              entry: phase('deciding'),
+              on: {
+                'agent.retried': { guard: 'decisionFits', actions: 'stamp' },
+                'agent.decided': [
+                  {
+                    guard: and(['decisionFits', 'clockOut']),
+                    target: 'verifying',
+                    actions: ['stamp', 'decided', 'outcomeClock'],
+                  },
+                  {
+                    guard: and(['decisionFits', decisionIs('done')]),
+                    target: 'verifying',
+                    actions: ['stamp', 'decided', 'outcomeDone'],
+                  },
+                  {
+                    guard: and(['decisionFits', decisionIs('fail')]),
+                    target: 'verifying',
+                    actions: ['stamp', 'decided', 'outcomeFail'],
+                  },
+                  {
+                    guard: and(['decisionFits', decisionIs('act')]),
+                    target: 'acting',
+                    actions: ['stamp', 'decided'],
+                  },
+                  // An invalid output spends its round; the next observation tells the agent what was wrong.
+                  { guard: 'decisionFits', target: 'roundEnd', actions: ['stamp', 'decided'] },
+                ],
+              },
+            },
+            acting: {
+              entry: phase('acting'),
+              on: {
+                'action.started': { guard: 'startFits', actions: 'stamp' },
+                'artifact.handed_off': { guard: 'handoffFits', actions: ['stamp', 'handedOff'] },
+                'action.executed': [
+                  // A hand-off's stages are checked at once; a halting failure stops the round there.
+                  {
+                    guard: and(['resultFits', 'sweepsAfterHandoff']),
+                    target: 'checking_stages',
+                    actions: ['stamp', 'actionDone', sweepFrom('handoff')],
+                  },
+                  { guard: and(['resultFits', 'moreActions']), actions: ['stamp', 'actionDone'] },
+                  { guard: 'resultFits', target: 'roundEnd', actions: ['stamp', 'actionDone'] },
+                ],
+              },
+            },
+            /** After a round (transient): the limits, then stage checks, then a due snapshot. */
+            roundEnd: {
+              always: [
+                { guard: 'clockOutNow', target: 'verifying', actions: 'outcomeClock' },
+                { guard: not('roundsLeft'), target: 'verifying', actions: 'outcomeRounds' },
+                { guard: 'hasStages', target: 'checking_stages', actions: sweepFrom('round') },
+                { guard: 'snapshotDue', target: 'snapshotting', actions: 'snapshotFor' },
+                { target: 'observing' },
+              ],
+            },
+            checking_stages: {
+              entry: phase('checking_stages'),
+              on: {
+                'stage.checked': { guard: 'stageFits', actions: ['stamp', 'staged'] },
+                'stages.swept': [
+                  {
+                    guard: and(['sweepFits', 'halted']),
+                    target: 'verifying',
+                    actions: ['stamp', 'stageHalted', 'swept'],
+                  },
+                  {
+                    guard: and(['sweepFits', 'afterHandoff', 'actionsLeft']),
+                    target: 'acting',
+                    actions: ['stamp', 'swept'],
+                  },
+                  {
+                    guard: and(['sweepFits', 'afterHandoff']),
+                    target: 'roundEnd',
+                    actions: ['stamp', 'swept'],
+                  },
+                  {
+                    guard: and(['sweepFits', 'snapshotDue']),
+                    target: 'snapshotting',
+                    actions: ['stamp', 'snapshotFor', 'swept'],
+                  },
+                  { guard: 'sweepFits', target: 'observing', actions: ['stamp', 'swept'] },
+                ],
+              },
+            },
+            snapshotting: {
+              entry: phase('snapshotting'),
+              on: {
+                'workspace.snapshotted': {
+                  guard: 'snapshotFits',
+                  target: 'observing',
+                  actions: ['stamp', 'snapshotted'],
+                },
+                'snapshot.skipped': {
+                  guard: 'snapshotFits',
+                  target: 'observing',
+                  actions: ['stamp', 'snapshotted'],
+                },
+              },
+            },
+            verifying: {
+              entry: phase('verifying'),
+              initial: 'stages',
+              states: {
+                /** Stages made in the last round are checked too (a halt no longer matters here). */
+                stages: {
+                  entry: sweepFrom('final'),
+                  exit: 'swept',
+                  always: { guard: not('hasStages'), target: 'scoring' },
+                  on: {
+                    'stage.checked': { guard: 'stageFits', actions: ['stamp', 'staged'] },
+                    'stages.swept': { guard: 'sweepFits', target: 'scoring', actions: 'stamp' },
+                  },
+                },
+                scoring: {
+                  on: {
+                    'verification.completed': [
+                      { guard: 'outcomeIsDone', target: '#episode.done', actions: ['stamp', 'verified'] },
+                      { guard: 'outcomeIsFail', target: '#episode.failed', actions: ['stamp', 'verified'] },
+                      { target: '#episode.limit', actions: ['stamp', 'verified'] },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        },
+        /** Rebuilding the sandboxes (after a loss or a take-over); then back where the fault struck. */
+        restoring: {
+          on: {
+            'episode.resumed': { guard: 'resumedFits', target: 'live.hist', actions: ['stamp', 'resumed'] },
+          },
+        },
       },
     },
-    deciding: {
-      entry: 'decide',
-      on: {
-        'agent.decided': [
-          { guard: 'clockOut', target: 'verifying', actions: ['stamp', 'decided', 'outcomeClock'] },
-          { guard: 'isDone', target: 'verifying', actions: ['stamp', 'decided', 'outcomeDone'] },
-          { guard: 'isFail', target: 'verifying', actions: ['stamp', 'decided', 'outcomeFail'] },
-          { guard: 'isAct', target: 'acting', actions: ['stamp', 'decided'] },
-          // An invalid output spends its round; the next observation tells the agent what was wrong.
-          { guard: 'lastRound', target: 'verifying', actions: ['stamp', 'decided', 'outcomeRounds'] },
-          { target: 'observing', actions: ['stamp', 'decided'] },
-        ],
-      },
-    },
-    acting: {
-      entry: 'execute',
-      on: {
-        // A hand-off's stage is checked at once; a halting failure stops the round there.
-        'stage.checked': { guard: 'stageHalts', target: 'verifying', actions: ['stamp', 'stageHalted'] },
-        'action.executed': [
-          { guard: 'moreActions', actions: ['stamp', 'actionDone'] },
-          { guard: 'clockOut', target: 'verifying', actions: ['stamp', 'actionDone', 'outcomeClock'] },
-          { guard: 'roundsLeft', target: 'observing', actions: ['stamp', 'actionDone'] },
-          { target: 'verifying', actions: ['stamp', 'actionDone', 'outcomeRounds'] },
-        ],
-      },
-    },
-    verifying: {
-      entry: 'verify',
-      on: {
-        'verification.completed': [
-          { guard: 'outcomeIsDone', target: 'done', actions: ['stamp', 'verified'] },
-          { guard: 'outcomeIsFail', target: 'failed', actions: ['stamp', 'verified'] },
-          { target: 'limit', actions: ['stamp', 'verified'] },
-        ],
-      },
-    },
-    done: { type: 'final', entry: ['statusDone', 'finish'] },
-    failed: { type: 'final', entry: ['statusFailed', 'finish'] },
-    limit: { type: 'final', entry: ['statusLimit', 'finish'] },
-    infra_error: { type: 'final', entry: ['statusInfra', 'finish'] },
+    // Terminal: the status is set; the next event must be the terminal record agreeing with it (a
+    // worker taking over before it was written just writes it).
+    done: terminal('done'),
+    failed: terminal('failed'),
+    limit: terminal('limit'),
+    infra_error: terminal('infra_error'),
+    /** `episode.ended` is recorded: nothing more happens. */
+    ended: { type: 'final' },
   },
 });
 

@@ -1,29 +1,43 @@
-/**
- * The common error base. Every folder's `errors.ts` extends it: a stable `code`, whether a retry can
- * help, and the `cause` kept. Errors that enter the event log are converted with `toErrorData`.
- */
-export class EngiloopError extends Error {
-  override readonly name: string = 'EngiloopError';
-  /** Stable machine-readable code, e.g. `SANDBOX_IMAGE_MISSING`. */
-  readonly code: string;
-  /** Whether trying the same operation again can help. */
-  readonly retryable: boolean;
+/** Errors of the episode machine and its fold. */
+import { EngiloopError } from '../core/index.js';
 
-  constructor(code: string, message: string, opts: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.code = code;
-    this.retryable = opts.retryable ?? false;
+export type MachineErrorCode =
+  /** An event the machine's current state does not accept: the log does not follow its rules. */
+  | 'EVENT_REJECTED'
+  /** A log written under rules this build does not know (a newer engiloop, or an unknown flag). */
+  | 'MACHINE_VERSION_UNKNOWN'
+  /** A state with no effect listed for it (a bug in machines/effects.ts). */
+  | 'NO_EFFECT';
+
+export class MachineError extends EngiloopError<MachineErrorCode> {
+  override readonly name: string = 'MachineError';
+}
+
+/**
+ * Folding met an event the machine does not accept where it stands: a log altered by hand, written
+ * out of order, or by a runner that broke a rule (ran an action after a failed GUI action, skipped
+ * a due snapshot, went on past the lost-sandbox budget). Names the round, the event and the state.
+ */
+export class EventRejectedError extends MachineError {
+  override readonly name = 'EventRejectedError';
+  constructor(
+    /** Rounds decided when the event came (the round it belongs to). */
+    readonly round: number,
+    /** Index of the event in the log (0-based), when folding a log. */
+    readonly eventIndex: number | null,
+    readonly eventType: string,
+    /** The machine's state, e.g. `acting`. */
+    readonly state: string,
+    /** What the state accepts instead. */
+    readonly expected: string,
+  ) {
+    super(
+      'EVENT_REJECTED',
+      `round ${round}: ${eventIndex === null ? '' : `event ${eventIndex + 1} `}(${eventType}) is not accepted in state ${state}; the machine expects ${expected}`,
+    );
   }
 }
 
-/** Error as data, for the event log. */
-export function toErrorData(err: unknown): { code: string; message: string; retryable: boolean } {
-  if (err instanceof EngiloopError) return { code: err.code, message: err.message, retryable: err.retryable };
-  if (err instanceof Error) return { code: 'INTERNAL', message: err.message, retryable: false };
-  return { code: 'INTERNAL', message: String(err), retryable: false };
-}
-
-/** True when `err` is an EngiloopError with the given code. */
-export function hasCode(err: unknown, code: string): boolean {
-  return err instanceof EngiloopError && err.code === code;
+export function isEventRejected(err: unknown): err is EventRejectedError {
+  return err instanceof EventRejectedError;
 }

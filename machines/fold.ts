@@ -1,50 +1,121 @@
 /**
- * Replay is a fold: `events.reduce(applyEvent, initialSnapshot())`. `step` is the same transition
- * for the live runner, returning the effects it must carry out.
+ * Replay is a fold: `events.reduce(applyEvent, initialSnapshot())`, under the rules each log was
+ * written with (`episode.started.machine`): machine 2 (`episode.machine.ts`) folds strictly, and an
+ * event its state does not accept throws `EventRejectedError` naming the round; logs of machine 1
+ * (event versions 1 and 2) fold with its frozen copy as they always did (an event it did not handle
+ * was ignored). The live runner uses the same `step`.
  */
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
-import type { EpisodeEvent } from '../streams/events.js';
+import type { EpisodeEvent } from '../streams/index.js';
+import { describeEffect, effectOf, statePath, type EpisodeSnapshot } from './effects.js';
 import { episodeMachine } from './episode.machine.js';
+import { EventRejectedError, MachineError } from './errors.js';
+import { episodeMachineV1 } from './legacy/episode-v1.machine.js';
+import { FLAGS, MACHINE_VERSION, MACHINE_VERSIONS } from './rules.js';
 
-export type EpisodeSnapshot = SnapshotFrom<typeof episodeMachine>;
+export type { EpisodeSnapshot } from './effects.js';
 
-/** Effects the machine asks for, carried out by the runner. */
-export type Effect = 'provision' | 'observe' | 'decide' | 'execute' | 'verify' | 'finish';
-const EFFECTS = new Set<string>(['provision', 'observe', 'decide', 'execute', 'verify', 'finish']);
+/** A snapshot of the frozen machine 1, folding a log written under it. */
+export type LegacySnapshot = SnapshotFrom<typeof episodeMachineV1>;
 
-const effectsOf = (actions: readonly { type: string }[]): Effect[] =>
-  actions.map((a) => a.type).filter((t): t is Effect => EFFECTS.has(t));
+/** What a fold gives: the current machine's snapshot, or machine 1's for an old log. */
+export type FoldedSnapshot = EpisodeSnapshot | LegacySnapshot;
+
+/** True when `s` folds a log written under the current machine (not machine 1). */
+export function isCurrent(s: FoldedSnapshot): s is EpisodeSnapshot {
+  return s.machine === (episodeMachine as unknown);
+}
 
 /** The machine before any event. */
 export function initialSnapshot(): EpisodeSnapshot {
   return initialTransition(episodeMachine)[0];
 }
 
-/** Applies one event; the new snapshot and the effects it asks for. */
-export function step(
-  snapshot: EpisodeSnapshot,
-  event: EpisodeEvent,
-): { snapshot: EpisodeSnapshot; effects: Effect[] } {
-  const [next, actions] = transition(episodeMachine, snapshot, event);
-  return { snapshot: next, effects: effectsOf(actions) };
+/** Rejects an `episode.started` written under rules this build does not know. */
+function checkRules(e: Extract<EpisodeEvent, { type: 'episode.started' }>): void {
+  const v = e.machine;
+  if (!MACHINE_VERSIONS.includes(v))
+    throw new MachineError(
+      'MACHINE_VERSION_UNKNOWN',
+      `episode ${e.episodeId} was run under machine rules version ${v}; this build folds versions ${MACHINE_VERSIONS.join(', ')}: read it with the engiloop that wrote it, or a newer one`,
+    );
+  const unknown = e.flags.filter((f) => FLAGS[f] === undefined);
+  if (unknown.length)
+    throw new MachineError(
+      'MACHINE_VERSION_UNKNOWN',
+      `episode ${e.episodeId} was run with behaviour flag(s) ${unknown.join(', ')}, unknown to this build (a newer engiloop wrote it)`,
+    );
 }
 
-/** Applies one event (the fold's reducer). */
-export function applyEvent(snapshot: EpisodeSnapshot, event: EpisodeEvent): EpisodeSnapshot {
-  return transition(episodeMachine, snapshot, event)[0];
+/** Machine 2: whether the state accepts `event` (a guarded transition is enabled for it). */
+export function accepts(s: EpisodeSnapshot, event: EpisodeEvent): boolean {
+  return s.can(event);
+}
+
+/** Name of the state a snapshot is in (`observing`, `acting`, `restoring`, `done`, …). */
+export function stateName(s: FoldedSnapshot): string {
+  if (!isCurrent(s)) {
+    const v = (s as LegacySnapshot).value;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  const path = statePath(s).split('.');
+  // Once `episode.ended` is recorded, the state it ended in.
+  if (path[0] === 'ended') return s.context.status ?? 'ended';
+  return path[0] === 'running' ? (path[1] === 'live' ? path[2]! : path[1]!) : path[0]!;
+}
+
+/**
+ * Applies one event. Machine 2 throws when the state does not accept it.
+ * @param index the event's position in its log, for the error.
+ * @throws EventRejectedError, MachineError `MACHINE_VERSION_UNKNOWN`
+ */
+export function applyEvent(
+  s: FoldedSnapshot,
+  event: EpisodeEvent,
+  index: number | null = null,
+): FoldedSnapshot {
+  if (!isCurrent(s)) return transition(episodeMachineV1, s as LegacySnapshot, event)[0];
+  if (event.type === 'episode.started' && statePath(s) === 'idle') {
+    checkRules(event);
+    if (event.machine !== MACHINE_VERSION)
+      return transition(episodeMachineV1, initialTransition(episodeMachineV1)[0], event)[0];
+  }
+  // A state that does not accept an event leaves the snapshot as it was (xstate returns the same
+  // object); `can` confirms it, so only a rejected event pays for the second evaluation.
+  const next = transition(episodeMachine, s, event)[0];
+  if (next === s && !accepts(s, event))
+    throw new EventRejectedError(
+      s.context.round,
+      index,
+      event.type,
+      stateName(s),
+      describeEffect(effectOf(s)),
+    );
+  return next;
+}
+
+/**
+ * Applies one event of a live episode (always machine 2).
+ * @throws EventRejectedError when the state does not accept it.
+ */
+export function step(s: EpisodeSnapshot, event: EpisodeEvent): EpisodeSnapshot {
+  const next = applyEvent(s, event);
+  if (!isCurrent(next))
+    throw new MachineError('MACHINE_VERSION_UNKNOWN', 'a live episode runs under machine 2');
+  return next;
 }
 
 /** Folds a whole log into the machine's snapshot. */
-export function fold(events: readonly EpisodeEvent[]): EpisodeSnapshot {
-  return events.reduce(applyEvent, initialSnapshot());
+export function fold(events: readonly EpisodeEvent[]): FoldedSnapshot {
+  return events.reduce<FoldedSnapshot>((s, e, i) => applyEvent(s, e, i), initialSnapshot());
 }
 
-/** The JSON-safe persisted form of a snapshot (what digests are computed over). */
-export function persist(snapshot: EpisodeSnapshot): unknown {
-  return episodeMachine.getPersistedSnapshot(snapshot);
+/** Persisted form of machine 1's snapshot: what that machine's digests were computed over. */
+export function legacyPersisted(s: LegacySnapshot): unknown {
+  return episodeMachineV1.getPersistedSnapshot(s);
 }
 
-/** Name of the state a snapshot is in (`observing`, `done`, …). */
-export function stateName(snapshot: EpisodeSnapshot): string {
-  return typeof snapshot.value === 'string' ? snapshot.value : JSON.stringify(snapshot.value);
+/** Engiloop's own state of a machine-2 snapshot: what its digests are computed over. */
+export function ownState(s: EpisodeSnapshot): { state: string; context: EpisodeSnapshot['context'] } {
+  return { state: statePath(s), context: s.context };
 }

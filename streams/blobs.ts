@@ -10,20 +10,15 @@ import { TimeoutError, type NatsConnection } from '@nats-io/nats-core';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import type { EpisodeEvent } from './events.js';
 import { BlobDigestError, BlobNotFoundError } from './errors.js';
-import {
-  isTransient,
-  retryTimeouts,
-  retryTransient,
-  waitForStreamLeader,
-  type StreamsOptions,
-} from './log.js';
+import { waitForStreamLeader, type StreamsOptions } from './log.js';
+import { isTransient, retryTimeouts, retryTransient } from './nats-faults.js';
 
 /** Object Store bucket holding blobs. */
 export const BLOB_BUCKET = 'engiloop-blobs';
 /** Texts longer than this many UTF-8 bytes leave the event (default of {@link externalize}). */
-export const BLOB_INLINE_LIMIT = 64 * 1024;
+const BLOB_INLINE_LIMIT = 64 * 1024;
 /** UTF-8 bytes kept inline as a preview when a text is externalised. */
-export const BLOB_PREVIEW_BYTES = 16 * 1024;
+const BLOB_PREVIEW_BYTES = 16 * 1024;
 
 const DIGEST = /^[0-9a-f]{64}$/;
 
@@ -124,7 +119,7 @@ export class BlobStore {
    * @throws BlobNotFoundError `BLOB_NOT_FOUND` when absent (or `digest` is not 64 hex chars).
    * @throws BlobDigestError `BLOB_DIGEST_MISMATCH` when the bytes do not hash to `digest`.
    * @throws TimeoutError (from `@nats-io/nats-core`) when NATS did not answer in `READ_ATTEMPTS`
-   *   attempts (see `retryTimeouts` in `log.ts`).
+   *   attempts (see `retryTimeouts` in `nats-faults.ts`).
    */
   async get(digest: string): Promise<Buffer> {
     if (!DIGEST.test(digest)) throw new BlobNotFoundError(digest);

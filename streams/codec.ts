@@ -26,7 +26,7 @@ import { CodecError } from './errors.js';
 import { upcast, type RawEvent, type UpcasterRegistry } from './upcast.js';
 
 /** msgpackr options of the stored format; exported for the bench and tests. */
-export const PACKR_OPTIONS = Object.freeze({ useRecords: false, skipValues: [undefined] });
+const PACKR_OPTIONS = Object.freeze({ useRecords: false, skipValues: [undefined] });
 
 const packr = new Packr({ ...PACKR_OPTIONS });
 // mapsAsObjects: maps become plain objects; record extensions (if ever written) still decode.

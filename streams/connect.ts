@@ -10,7 +10,7 @@ import { NatsUnreachableError } from './errors.js';
  * server restart; publishes wait in the client buffer); `noEcho` (we never read what we publish on
  * the same connection through a subscription); a 5 s first-connect timeout.
  */
-export const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.freeze({
+const DEFAULT_CONNECTION_OPTIONS: Readonly<ConnectionOptions> = Object.freeze({
   name: 'engiloop',
   maxReconnectAttempts: -1,
   reconnectTimeWait: 1_000,

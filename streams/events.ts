@@ -4,11 +4,15 @@
  *
  * WARNING: this is a stored format. Change a type only with a version bump and an upcaster in
  * `upcast.ts`; logs written today must still fold after the change.
+ *
+ * These are wire types, apart from the domain types they are made from: nothing here imports a task,
+ * sandbox or xstate type, so editing a task field or upgrading a library cannot change a stored log
+ * without a change to this file. Conversions are explicit (`streams/convert.ts` for actions and
+ * command results; the task is stored as its own JSON record, read back with `taskFromRecord`).
  */
-import type { Action, Task } from '../tasks/index.js';
 
 /** Current schema version written by this build. */
-export const EVENT_VERSION = 2 as const;
+export const EVENT_VERSION = 3 as const;
 
 /*
  * Version history (each step has an upcaster in upcast.ts and a committed fixture log):
@@ -20,7 +24,15 @@ export const EVENT_VERSION = 2 as const;
  *            `verification.completed.stages`; `agent.retried`; `agent.decided.call`;
  *            `observation.recorded.images`; `CommandResult.skipped`; `artifact.handed_off`;
  *            `verification.completed.sources`; `CommandResult.fault`; `snapshot.skipped`.
+ *   v2 → v3: `episode.started` gained `machine` (the rules version the episode was run under; 1 when
+ *            upcast), `flags` (numbered behaviour flags; [] when upcast) and `rules` (the machine's
+ *            inputs; absent when upcast: machine 1 read them from `task`); `task` is a JSON record.
+ *            New types `stages.swept` and `episode.claimed`. Machine 2 folds strictly: an event its
+ *            state does not accept is a divergence (see machines/fold.ts).
  */
+
+/** A JSON value as stored. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -38,7 +50,7 @@ export interface ErrorData {
 }
 
 /** Output of one command, or a reference to it in the object store when large. */
-export interface CommandResult {
+export interface CommandResultRecord {
   stdout: string;
   stderr: string;
   exitCode: number | null;
@@ -55,11 +67,11 @@ export interface CommandResult {
    * A fault the command ran into that its own actions could have caused: scored as the agent's,
    * never as infra_error (see actors/sandbox/faults.ts).
    */
-  fault?: CommandFault;
+  fault?: CommandFaultRecord;
 }
 
 /** Why a command's result is an error the agent caused (kill -1, fork bomb, disk full, a cap). */
-export interface CommandFault {
+export interface CommandFaultRecord {
   code:
     | 'SHELL_KILLED'
     | 'SANDBOX_RESTARTED'
@@ -72,9 +84,49 @@ export interface CommandFault {
   message: string;
 }
 
+/** `[x, y]` in screen pixels. */
+export type PointRecord = [number, number];
+
+/**
+ * One action as stored: the agent's request, after the harness parsed it (field names as in a
+ * task's `reference` and an agent's output; see README "Actions").
+ */
+export type ActionRecord =
+  | {
+      type: 'shell';
+      /** Shell command run by bash in the sandbox's workdir. */
+      command: string;
+      /** Sandbox to run in; absent: the task's first sandbox. */
+      sandbox?: string;
+      /** Per-action timeout in seconds, overriding the task's. */
+      timeout_sec?: number;
+    }
+  | { type: 'click'; x: number; y: number; button?: 'left' | 'right' | 'middle' }
+  | { type: 'double_click'; x: number; y: number }
+  | { type: 'move'; x: number; y: number }
+  | { type: 'drag'; from: PointRecord; to: PointRecord }
+  | { type: 'scroll'; x: number; y: number; dx: number; dy: number }
+  /** Keys as xdotool names them, `+` for chords (`ctrl+s`). */
+  | { type: 'key'; keys: string }
+  | { type: 'type'; text: string }
+  | {
+      type: 'wait';
+      seconds: number;
+      /** End early once the screen settled / changed, or a window matching `window` has the focus. */
+      until?: 'settled' | 'changed' | { window: string };
+    }
+  | {
+      type: 'handoff';
+      /** Producer sandbox, path in its workdir, consumer sandbox and path there (default `path`). */
+      from: string;
+      path: string;
+      to: string;
+      dest?: string;
+    };
+
 /** The agent's output as parsed by the harness. */
 export type Decision =
-  | { kind: 'act'; actions: Action[] }
+  | { kind: 'act'; actions: ActionRecord[] }
   | { kind: 'done'; message?: string }
   | { kind: 'fail'; reason: string }
   | { kind: 'invalid'; error: string };
@@ -100,13 +152,62 @@ export interface VerdictData {
 
 export type EpisodeStatus = 'done' | 'failed' | 'limit' | 'infra_error';
 
-/** Start of an episode: the full task snapshot so the log stands alone. */
+/**
+ * A task as stored: the validated task with its defaults resolved, in task.yaml's field names, so
+ * the log stands alone. Read back with `taskFromRecord` (tasks/), which validates it against the
+ * schema of the reading build; the machine never reads it (its inputs are `EpisodeStarted.rules`).
+ */
+export type TaskRecord = { id: string } & { [field: string]: JsonValue };
+
+/** One stage as the machine's rules see it. */
+export interface StageRule {
+  name: string;
+  /** A failed check of this stage ends the episode (status `failed`). */
+  haltOnFail: boolean;
+  /** The stage it depends on: checked only once that one scored at least `minScore`. */
+  after: string | null;
+  minScore: number;
+}
+
+/**
+ * The machine's inputs, fixed when the episode starts (machine version 2): every rule the fold
+ * re-checks is a function of these and the events.
+ */
+export interface RulesRecord {
+  /** Last round in which the agent may decide. */
+  maxRounds: number;
+  /** Wall-clock cap in ms, on the events' own clock (downtime of a resume excluded). */
+  wallClockMs: number;
+  /** Rounds of history the agent sees. */
+  historyWindow: number;
+  /** A batch stops at its first failing action; the rest are recorded as skipped (GUI tasks). */
+  stopAtFirstFailure: boolean;
+  /** A workspace snapshot after every K-th round; 0: none. */
+  snapshotEvery: number;
+  /** A workspace snapshot after a round whose stage checks recorded something. */
+  snapshotAfterStages: boolean;
+  /** The task's stages, in order; empty: no stage checks. */
+  stages: StageRule[];
+  /** Lost sandboxes restored before the episode is given up as infra_error. */
+  sandboxRetries: number;
+}
+
+/** Start of an episode: the task, the machine's rules and the agent, so the log stands alone. */
 export interface EpisodeStarted extends EventBase {
   type: 'episode.started';
   episodeId: string;
   runId: string;
+  /**
+   * Version of the machine's rules the episode runs under (machines/rules.ts `MACHINE_VERSION`).
+   * 1 in logs upcast from event v1/v2: the frozen machine 1 folds those.
+   */
+  machine: number;
+  /** Numbered behaviour flags on for this episode (machines/rules.ts `FLAGS`); [] when upcast. */
+  flags: number[];
+  /** The machine's inputs (since v3; machine 1 read them from `task`). */
+  rules?: RulesRecord;
   /** The validated task, defaults resolved. */
-  task: Task;
+  task: TaskRecord;
   /** Agent spec, e.g. `scripted` or `scripted:defect=wrong-width`. */
   agent: string;
 }
@@ -183,8 +284,9 @@ export interface AgentDecided extends EventBase {
   decision: Decision;
   latencyMs: number;
   /**
-   * SHA-256 of the machine's persisted snapshot this decision was made on (since v2), so replay can
-   * check its fold round by round. `null` in events upcast from v1 logs, which did not record it.
+   * SHA-256 of the machine's state this decision was made on (since v2), so replay can check its
+   * fold round by round: machine 2 hashes engiloop's own `{ state, context }` (actors/episode/
+   * digest.ts); machine 1 hashed xstate's persisted snapshot. `null` in events upcast from v1 logs.
    */
   stateDigest: string | null;
   /** Tokens, cost and the recorded exchanges, for model-backed agents. */
@@ -196,7 +298,7 @@ export interface ActionStarted extends EventBase {
   type: 'action.started';
   round: number;
   index: number;
-  action: Action;
+  action: ActionRecord;
 }
 
 export interface ActionExecuted extends EventBase {
@@ -204,8 +306,8 @@ export interface ActionExecuted extends EventBase {
   round: number;
   /** Position of the action within the round's batch. */
   index: number;
-  action: Action;
-  result: CommandResult;
+  action: ActionRecord;
+  result: CommandResultRecord;
 }
 
 export interface VerificationCompleted extends EventBase {
@@ -356,13 +458,36 @@ export interface SandboxLost extends EventBase {
   attempt: number;
 }
 
+/**
+ * The stage checks the machine asked for after a round, a hand-off or before the final
+ * verification are over (each check that found something new was one `stage.checked` before this).
+ * Written only for tasks with stages.
+ */
+export interface StagesSwept extends EventBase {
+  type: 'stages.swept';
+  /** Rounds completed. */
+  round: number;
+  /** What the checks followed: the end of a round, a hand-off within it, or the episode's end. */
+  after: 'round' | 'handoff' | 'final';
+}
+
+/**
+ * A worker took the episode over from one that died: the sandboxes of the one before are gone, so
+ * the machine asks for them to be restored (an `episode.resumed` follows) unless the episode is over.
+ */
+export interface EpisodeClaimed extends EventBase {
+  type: 'episode.claimed';
+  /** Identity of the worker taking over (host:pid). */
+  worker: string;
+}
+
 /** Terminal record: written once the machine reached a final state. */
 export interface EpisodeEnded extends EventBase {
   type: 'episode.ended';
   status: EpisodeStatus;
   score: number | null;
   rounds: number;
-  /** SHA-256 of the machine's persisted final snapshot (checked by fold). */
+  /** SHA-256 of the machine's state before this event, as `agent.decided.stateDigest` (checked by fold). */
   snapshotDigest: string;
 }
 
@@ -380,11 +505,11 @@ export type EpisodeEvent =
   | StageChecked
   | SandboxLost
   | ArtifactHandedOff
+  | StagesSwept
+  | EpisodeClaimed
   | VerificationCompleted
   | InfraFailed
   | EpisodeEnded;
-
-export type EpisodeEventType = EpisodeEvent['type'];
 
 /** Distributes Omit over the union so each member keeps its own fields. */
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

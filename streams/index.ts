@@ -6,87 +6,37 @@
 export {
   EVENT_VERSION,
   type ActionExecuted,
+  type ActionStarted,
   type AgentDecided,
-  type CommandResult,
   type Decision,
-  type DistributiveOmit,
-  type EpisodeEnded,
   type EpisodeEvent,
-  type EpisodeEventType,
-  type EpisodeStarted,
   type EpisodeStatus,
   type ErrorData,
-  type EventBase,
   type EventDraft,
-  type InfraFailed,
   type ObservationRecorded,
-  type SandboxProvisioned,
   type VerdictData,
-  type VerificationCompleted,
+  type ActionRecord,
+  type ArtifactHandedOff,
+  type CommandResultRecord,
+  type JsonValue,
+  type RulesRecord,
+  type StageChecked,
+  type TaskRecord,
+  type WorkspaceSnapshotted,
+  type AgentCallRecord,
 } from './events.js';
-export { decodeEvent, encodeEvent, PACKR_OPTIONS, type DecodeContext } from './codec.js';
-export { upcast, UPCASTERS, type RawEvent, type Upcaster, type UpcasterRegistry } from './upcast.js';
+export { decodeEvent, encodeEvent } from './codec.js';
+export { upcast, type UpcasterRegistry } from './upcast.js';
+export { ensureStreams, EpisodeLog, EVENTS_STREAM, RUNS_STREAM, type StreamsOptions } from './log.js';
+export { EpisodeWriter } from './writer.js';
+export { isConnectionClosed, isTransient, retryTransient } from './nats-faults.js';
+export { validateId } from './subjects.js';
+export { BLOB_BUCKET, BlobStore, externalize, internalize, sha256Hex } from './blobs.js';
+export { DEFAULT_RETENTION, type BlobKind } from './retention.js';
+export { collectGarbage, REPORT_KINDS, type GcProgress, type GcReport } from './gc.js';
+export { RunIndex } from './runs.js';
+export { connectNats } from './connect.js';
 export {
-  ensureStreams,
-  episodeSubject,
-  EpisodeLog,
-  isTransient,
-  retryTransient,
-  EPISODE_SUBJECT_PREFIX,
-  EVENTS_STREAM,
-  EVENTS_STREAM_CONFIG,
-  RUN_SUBJECT_PREFIX,
-  RUNS_STREAM,
-  RUNS_STREAM_CONFIG,
-  type RawEpisodeRecord,
-  type StreamsOptions,
-} from './log.js';
-export { EpisodeWriter, type AppendResult, type WriterPosition } from './writer.js';
-export { validateId, type StoredRecord } from './subjects.js';
-export {
-  BLOB_BUCKET,
-  BLOB_INLINE_LIMIT,
-  BLOB_PREVIEW_BYTES,
-  BlobStore,
-  externalize,
-  internalize,
-  sha256Hex,
-  type ExternalizeOptions,
-} from './blobs.js';
-export {
-  DEFAULT_RETENTION,
-  episodeRefs,
-  episodeRetention,
-  KEPT_FOR_ANALYSIS,
-  resolveRetention,
-  RetentionSettingsError,
-  type BlobKind,
-  type BlobRef,
-  type BlobRetention,
-  type EpisodeTier,
-  type RetainedRef,
-} from './retention.js';
-export {
-  collectGarbage,
-  REPORT_KINDS,
-  type GcOptions,
-  type GcProgress,
-  type GcReport,
-  type ReportKind,
-  type Tally,
-} from './gc.js';
-export {
-  RUN_RECORD_VERSION,
-  RunIndex,
-  runSubject,
-  type RunFinished,
-  type RunRecord,
-  type RunStarted,
-} from './runs.js';
-export { connectNats, DEFAULT_CONNECTION_OPTIONS } from './connect.js';
-export {
-  asyncDispose,
-  natsServerVersion,
   startNatsServer,
   type NatsClusterOptions,
   type NatsServerHandle,
@@ -103,18 +53,10 @@ export {
   LogWriteError,
   NatsServerError,
   NatsUnreachableError,
+  RetentionSettingsError,
   RunNotFoundError,
   UpcastError,
+  type StreamsErrorCode,
 } from './errors.js';
-export {
-  ensureJobsStream,
-  JobQueue,
-  JOBS_STREAM,
-  JOBS_STREAM_CONFIG,
-  JOB_SUBJECT_PREFIX,
-  WORKERS_CONSUMER,
-  type Job,
-  type HeldJob,
-  type JobQueueOptions,
-} from './jobs.js';
+export { ensureJobsStream, JobQueue, JOBS_STREAM, WORKERS_CONSUMER, type HeldJob } from './jobs.js';
 export { ensureLocalNats, stopLocalNats, localNatsStatus } from './local-server.js';

@@ -30,7 +30,7 @@ export const JOB_SUBJECT_PREFIX = 'engiloop.job.';
 export const WORKERS_CONSUMER = 'workers';
 
 /** Config of `ENGILOOP_JOBS`: work-queue retention (a job is gone once acked), file storage. */
-export const JOBS_STREAM_CONFIG = {
+const JOBS_STREAM_CONFIG = {
   name: JOBS_STREAM,
   subjects: [`${JOB_SUBJECT_PREFIX}>`],
   retention: RetentionPolicy.Workqueue,

@@ -4,10 +4,11 @@
  */
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import type { JetStreamApiError, JetStreamClient, JetStreamManager, StreamConfig } from '@nats-io/jetstream';
-import { nanos, TimeoutError, type NatsConnection } from '@nats-io/nats-core';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { decodeEvent, type DecodeContext } from './codec.js';
 import type { EpisodeEvent } from './events.js';
 import { LogConflictError } from './errors.js';
+import { retryTimeouts } from './nats-faults.js';
 import { readSubject, validateId, type StoredRecord } from './subjects.js';
 import { EpisodeWriter, type WriterPosition } from './writer.js';
 
@@ -16,14 +17,14 @@ export const EVENTS_STREAM = 'ENGILOOP_EVENTS';
 /** Stream holding run records (see `runs.ts`). */
 export const RUNS_STREAM = 'ENGILOOP_RUNS';
 /** Subject prefix of episode logs; the episode id is the last token. */
-export const EPISODE_SUBJECT_PREFIX = 'engiloop.ep.';
+const EPISODE_SUBJECT_PREFIX = 'engiloop.ep.';
 /** Subject prefix of run records. */
 export const RUN_SUBJECT_PREFIX = 'engiloop.run.';
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
 /** Config of `ENGILOOP_EVENTS`: file storage, no limits (nothing is ever discarded), no deletes. */
-export const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
   name: EVENTS_STREAM,
   subjects: [`${EPISODE_SUBJECT_PREFIX}>`],
   storage: StorageType.File,
@@ -35,7 +36,7 @@ export const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
 };
 
 /** Config of `ENGILOOP_RUNS`. */
-export const RUNS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+const RUNS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
   name: RUNS_STREAM,
   subjects: [`${RUN_SUBJECT_PREFIX}>`],
   storage: StorageType.File,
@@ -100,66 +101,6 @@ export async function waitForStreamLeader(
   }
 }
 
-/** Attempts of a read that times out, in all (see {@link retryTimeouts}). */
-export const READ_ATTEMPTS = 5;
-
-/**
- * Runs `read`, again when it times out, up to `attempts` times in all; other errors are thrown at
- * once. Reads create an ephemeral consumer, and on a replicated stream nats-server ≤ 2.11 may place
- * it on a node that is down (about one read in three with one of three nodes down): the request then
- * times out (nats-server#7165, fixed in 2.12). Another attempt lands on a live node.
- */
-export async function retryTimeouts<T>(read: () => Promise<T>, attempts = READ_ATTEMPTS): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await read();
-    } catch (err) {
-      if (i >= attempts || !isTimeout(err)) throw err;
-    }
-  }
-}
-
-/**
- * True when `err` (or its `cause` chain) is NATS being briefly unavailable — a request timeout, no
- * responders, JetStream "temporarily unavailable" during a leader election, a dropped connection —
- * so the same request can succeed a little later.
- */
-export function isTransient(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) {
-    if (e instanceof TimeoutError) return true;
-    if (
-      /no responders|\b503\b|temporarily unavailable|no suitable peers|leader|disconnect|timeout/i.test(
-        e.message,
-      )
-    )
-      return true;
-  }
-  return false;
-}
-
-/**
- * Runs `op`, again with backoff (250 ms doubling to 2 s) while it fails with a transient NATS error
- * (`isTransient`), for at most `budgetMs` in all (default 30 s: a leader election takes 2–10 s).
- * Only for idempotent operations; other errors are thrown at once.
- */
-export async function retryTransient<T>(op: () => Promise<T>, budgetMs = 30_000): Promise<T> {
-  const t0 = Date.now();
-  for (let i = 0; ; i++) {
-    try {
-      return await op();
-    } catch (err) {
-      if (!isTransient(err) || Date.now() - t0 > budgetMs) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * 2 ** i)));
-    }
-  }
-}
-
-/** True when `err`, or an error in its `cause` chain, is a NATS request timeout. */
-export function isTimeout(err: unknown): boolean {
-  for (let e = err; e instanceof Error; e = e.cause) if (e instanceof TimeoutError) return true;
-  return false;
-}
-
 /**
  * Creates both streams, or updates them to the configs above when they exist, with `o.replicas`
  * copies (see {@link StreamsOptions}). Idempotent.
@@ -169,7 +110,7 @@ export async function ensureStreams(jsm: JetStreamManager, o: StreamsOptions = {
 }
 
 /** Subject of an episode's log. @throws InvalidLogIdError `INVALID_LOG_ID`. */
-export function episodeSubject(episodeId: string): string {
+function episodeSubject(episodeId: string): string {
   return EPISODE_SUBJECT_PREFIX + validateId('episode', episodeId);
 }
 

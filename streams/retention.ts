@@ -25,7 +25,7 @@
  *   references it or not. A runner stores a blob before appending the event that names it, so an
  *   in-flight put is never taken for garbage. Unreferenced blobs older than that are deleted.
  */
-import { EngiloopError } from '../machines/errors.js';
+import { RetentionSettingsError } from './errors.js';
 import type { EpisodeEvent } from './events.js';
 
 /** What a blob is to the episode that references it. */
@@ -62,7 +62,7 @@ export const BLOB_KINDS: readonly BlobKind[] = [
 ];
 
 /** Kinds an episode in the analysis tier keeps (the rest go once it leaves the live tier). */
-export const KEPT_FOR_ANALYSIS: ReadonlySet<BlobKind> = new Set<BlobKind>([
+const KEPT_FOR_ANALYSIS: ReadonlySet<BlobKind> = new Set<BlobKind>([
   'deliverable',
   'stage-artifact',
   'handoff',
@@ -98,14 +98,6 @@ export const DEFAULT_RETENTION: Readonly<BlobRetention> = Object.freeze({
   graceMs: 60 * 60_000,
 });
 
-/** Retention settings that make no sense (`RETENTION_INVALID`), naming the field. */
-export class RetentionSettingsError extends EngiloopError {
-  override readonly name = 'RetentionSettingsError';
-  constructor(message: string) {
-    super('RETENTION_INVALID', message);
-  }
-}
-
 /**
  * `p` over {@link DEFAULT_RETENTION}, checked.
  *
@@ -134,7 +126,7 @@ const NOT_BLOBS = new Set(['stateDigest', 'snapshotDigest']);
  * newest `workspace.snapshotted` gives `snapshot-last`; 64-hex strings in fields this function does
  * not know give `other`, so a field added later is kept conservatively rather than swept.
  */
-export function episodeRefs(events: readonly EpisodeEvent[]): BlobRef[] {
+function episodeRefs(events: readonly EpisodeEvent[]): BlobRef[] {
   const refs: BlobRef[] = [];
   const add = (digest: string | null | undefined, kind: BlobKind) => {
     if (digest) refs.push({ digest, kind });
@@ -192,14 +184,14 @@ function hexStrings(v: unknown, out: Set<string>, depth: number): void {
 }
 
 /** The `at` of the episode's newest event (its end, or its last sign of life); null when empty. */
-export function lastActivity(events: readonly EpisodeEvent[]): number | null {
+function lastActivity(events: readonly EpisodeEvent[]): number | null {
   let at: number | null = null;
   for (const e of events) if (typeof e.at === 'number' && (at === null || e.at > at)) at = e.at;
   return at;
 }
 
 /** The tier of an episode whose last event is at `lastAt`, at time `now`. */
-export function episodeTier(lastAt: number, now: number, p: BlobRetention): EpisodeTier {
+function episodeTier(lastAt: number, now: number, p: BlobRetention): EpisodeTier {
   const age = now - lastAt;
   if (age < p.keepDays * DAY_MS) return 'live';
   if (age < p.expireDays * DAY_MS) return 'analysis';
@@ -207,7 +199,7 @@ export function episodeTier(lastAt: number, now: number, p: BlobRetention): Epis
 }
 
 /** Whether an episode in `tier` keeps a blob of `kind`. */
-export function tierKeeps(tier: EpisodeTier, kind: BlobKind): boolean {
+function tierKeeps(tier: EpisodeTier, kind: BlobKind): boolean {
   return tier === 'live' || (tier === 'analysis' && KEPT_FOR_ANALYSIS.has(kind));
 }
 

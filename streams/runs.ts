@@ -11,11 +11,12 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { CodecError, LogConflictError, RunNotFoundError } from './errors.js';
-import { ensureStreams, retryTimeouts, RUN_SUBJECT_PREFIX, RUNS_STREAM, type StreamsOptions } from './log.js';
+import { ensureStreams, RUN_SUBJECT_PREFIX, RUNS_STREAM, type StreamsOptions } from './log.js';
+import { retryTimeouts } from './nats-faults.js';
 import { mapPublishError, readSubject, validateId } from './subjects.js';
 
 /** Schema version of run records. */
-export const RUN_RECORD_VERSION = 1 as const;
+const RUN_RECORD_VERSION = 1 as const;
 
 /** Written when a run begins. */
 export interface RunStarted {
@@ -138,7 +139,7 @@ export class RunIndex {
 }
 
 /** Subject of a run's records. @throws InvalidLogIdError `INVALID_LOG_ID`. */
-export function runSubject(runId: string): string {
+function runSubject(runId: string): string {
   return RUN_SUBJECT_PREFIX + validateId('run', runId);
 }
 

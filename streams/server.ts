@@ -5,11 +5,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { asyncDispose } from '../core/index.js';
 import { NatsServerError } from './errors.js';
-
-/** `Symbol.asyncDispose`, or the well-known fallback key on runtimes that lack it. */
-export const asyncDispose: typeof Symbol.asyncDispose =
-  Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
 
 /** Options for {@link startNatsServer}. */
 export interface NatsServerOptions {

@@ -75,7 +75,7 @@ export async function readSubject(
 }
 
 /** True when `err` is JetStream rejecting an `expect.lastSubjectSequence` (or last sequence) check. */
-export function isWrongLastSequence(err: unknown): boolean {
+function isWrongLastSequence(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
     (err.code === JetStreamApiCodes.StreamWrongLastSequence ||

@@ -4,7 +4,7 @@
  * A registry maps a source version `v` and an event type to a function that turns a `v` event into a
  * `v + 1` event. Versions are walked one step at a time; a type with no function at some step did not
  * change shape in that step and only has its `v` bumped. The v1 fixtures in test/fixtures/episodes
- * prove that logs written before v2 still replay.
+ * and v2 fixtures in test/fixtures/episodes prove that logs written before v3 still replay.
  *
  * Adding an upcaster: bump `EVENT_VERSION` in `events.ts`, add `{ [old]: { [type]: fn } }` here, and
  * commit a fixture log written at the old version whose replay must still pass.
@@ -22,9 +22,11 @@ export type Upcaster = (event: RawEvent) => Record<string, unknown>;
 export type UpcasterRegistry = Readonly<Record<number, Readonly<Partial<Record<string, Upcaster>>>>>;
 
 /** The upcasters of this build. */
-export const UPCASTERS: UpcasterRegistry = Object.freeze({
+const UPCASTERS: UpcasterRegistry = Object.freeze({
   // v1 → v2: decisions record the digest of the state they were made on; v1 logs have none.
   1: { 'agent.decided': (e: RawEvent) => ({ ...e, stateDigest: null }) },
+  // v2 → v3: episodes record the machine rules they ran under; every earlier log ran machine 1.
+  2: { 'episode.started': (e: RawEvent) => ({ ...e, machine: 1, flags: [] }) },
 });
 
 /**

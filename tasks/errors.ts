@@ -1,4 +1,7 @@
-import { EngiloopError } from '../machines/errors.js';
+import { EngiloopError } from '../core/index.js';
+
+/** Every code raised under `tasks/`: a task folder that cannot be used is its only error. */
+export type TasksErrorCode = 'TASK_INVALID';
 
 /** One problem of a task folder: the file, the field path inside it, and what is wrong. */
 export interface TaskProblem {
@@ -17,7 +20,7 @@ export function formatProblem(p: TaskProblem): string {
  * A task folder that cannot be used: names the file, the field path and what was expected. When a
  * task has several problems, `file`/`field` are the first one's and `problems` lists them all.
  */
-export class TaskLoadError extends EngiloopError {
+export class TaskLoadError extends EngiloopError<TasksErrorCode> {
   override readonly name = 'TaskLoadError';
   /** File the (first) problem is in. */
   readonly file: string;
@@ -47,6 +50,7 @@ export class TaskLoadError extends EngiloopError {
   }
 }
 
+/** True when `err` is a {@link TaskLoadError} (`TASK_INVALID`). */
 export function isTaskLoadError(err: unknown): err is TaskLoadError {
   return err instanceof TaskLoadError;
 }

@@ -80,7 +80,7 @@ const NAME = /^[A-Za-z0-9._-]+$/;
  * becomes the sandbox's size-limited volume: at `/` or `/usr` it would hide the image, at `/proc`
  * or `/dev` it breaks the container, and `/tmp` is already the sandbox's own tmpfs.
  */
-export function workdirProblem(p: string): string | null {
+function workdirProblem(p: string): string | null {
   const example = 'e.g. /workspace or /home/agent/work';
   const control = controlProblem(p);
   if (control) return control;

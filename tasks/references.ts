@@ -14,7 +14,7 @@ export interface ReferenceProblem {
 }
 
 /** Stage names the deliverables use, in the order they first appear. */
-export function stageNames(task: Pick<Task, 'deliverables'>): string[] {
+function stageNames(task: Pick<Task, 'deliverables'>): string[] {
   return [...new Set(task.deliverables.flatMap((d) => (d.stage === undefined ? [] : [d.stage])))];
 }
 

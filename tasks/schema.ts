@@ -114,7 +114,7 @@ export type Action = z.infer<typeof ActionSchema>;
 export const SolutionStepSchema = z.union([ActionSchema, z.array(ActionSchema).min(1)]);
 export type SolutionStep = z.infer<typeof SolutionStepSchema>;
 
-export const SandboxSpecSchema = z.object({
+const SandboxSpecSchema = z.object({
   /** Local image tag, e.g. `engiloop/cli:latest` (built by `engiloop images build`). */
   image: z.string().min(1),
   /**
@@ -161,7 +161,7 @@ export const SandboxSpecSchema = z.object({
     .optional(),
 });
 
-export const DeliverableSchema = z.object({
+const DeliverableSchema = z.object({
   /** Path relative to the sandbox workdir. */
   path: relPath,
   /** Declared format, checked by the `file` verifier (stl, cir, v, step, dxf, …). */
@@ -207,7 +207,7 @@ export const StageSchema = z.object({
 });
 export type Stage = z.infer<typeof StageSchema>;
 
-export const CriterionSchema = z.object({
+const CriterionSchema = z.object({
   /** Stable id, named in verdicts and defect expectations. */
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lower-case letters, digits, "-" or "_"'),
   /** Registered verifier name, e.g. `stl.geometry` (see `engiloop verifiers`). */

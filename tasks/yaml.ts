@@ -15,7 +15,7 @@ import { readCapped } from './files.js';
 import { MAX_TASK_YAML_BYTES, MAX_YAML_ALIAS_NODES, sizeText } from './limits.js';
 
 /** Deepest nesting of mappings and sequences (the task files of today nest 10 deep). */
-export const MAX_YAML_DEPTH = 64;
+const MAX_YAML_DEPTH = 64;
 
 class YamlLimit extends Error {
   constructor(
@@ -101,7 +101,7 @@ function checkTree(root: unknown): number {
  * Parses the text of task YAML file `file`.
  * @throws TaskLoadError naming the file, the line and what is wrong.
  */
-export function parseTaskYaml(file: string, text: string): unknown {
+function parseTaskYaml(file: string, text: string): unknown {
   const lines = new LineCounter();
   const fail = (message: string, offset?: number, cause?: unknown) => {
     const where = offset === undefined ? '' : ` at line ${lines.linePos(offset).line}`;

@@ -3,9 +3,9 @@
  * they are turned into failing verdicts. They exist so that the inner steps (parsing, lookup, time
  * limits) can say precisely what went wrong, with a stable code.
  */
-import { EngiloopError } from '../machines/errors.js';
+import { EngiloopError } from '../core/index.js';
 
-/** Stable codes raised in this folder. */
+/** Every code raised under `verifiers/`. */
 export type VerifierErrorCode =
   /** No verifier is registered under the name a criterion uses. */
   | 'VERIFIER_UNKNOWN'
@@ -19,9 +19,8 @@ export type VerifierErrorCode =
   | 'ARTIFACT_INVALID';
 
 /** Base class of every error raised under `verifiers/`. */
-export class VerifierError extends EngiloopError {
+export class VerifierError extends EngiloopError<VerifierErrorCode> {
   override readonly name: string = 'VerifierError';
-  declare readonly code: VerifierErrorCode;
 
   constructor(code: VerifierErrorCode, message: string, opts: { cause?: unknown; retryable?: boolean } = {}) {
     super(code, message, opts);

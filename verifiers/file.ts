@@ -10,7 +10,7 @@ import { sniff } from './sniff.js';
 import type { Verdict } from './types.js';
 
 /** Params of `file.format`. */
-export const FileFormatParams = z.object({
+const FileFormatParams = z.object({
   /**
    * Expected format (`stl`, `cir`, `spice`, `v`, `verilog`, …). Default: the deliverable's declared
    * format in task.yaml, else its file extension.

@@ -1,23 +1,8 @@
 /** Public surface of `verifiers/`: the registry, running and scoring, and the verifier types. */
-export {
-  criterionProblem,
-  criterionTaskFiles,
-  getVerifier,
-  listVerifiers,
-  registerVerifier,
-  verifierRules,
-  type CriterionProblem,
-} from './registry.js';
-export { defineVerifier, type Artifact, type Judging, type VerifierSpec } from './define.js';
+export { criterionProblem, getVerifier, listVerifiers, registerVerifier, verifierRules } from './registry.js';
 export { criterionJsonSchemas } from './json-schema.js';
 export { REFUSED_FILE } from './deliverable.js';
-export {
-  verifyAll,
-  verifyCriterion,
-  DEFAULT_VERIFY_TIMEOUT_MS,
-  type CriterionToVerify,
-  type VerifyOptions,
-} from './run.js';
+export { verifyAll, verifyCriterion, type CriterionToVerify } from './run.js';
 export {
   binaryScore,
   closeness,
@@ -25,8 +10,6 @@ export {
   quantitativeScore,
   relativeError,
   taskScore,
-  DEFAULT_CLOSENESS,
-  type ClosenessBounds,
   type ScoredVerdict,
 } from './score.js';
 export {
@@ -39,37 +22,8 @@ export {
   isArtifactInvalid,
   type VerifierErrorCode,
 } from './errors.js';
-export { fileFormat, FileFormatParams } from './file.js';
-export { canonicalFormat, isKnownFormat, FORMATS, type FormatName } from './formats.js';
-export { detectFormat, sniff, type SniffResult } from './sniff.js';
-export { BUILTIN_VERIFIERS } from './builtins.js';
-export {
-  cadVerifiers,
-  stlGeometry,
-  stepGeometry,
-  fcstdDocument,
-  shapeSimilarity,
-  stopOcct,
-} from './cad/index.js';
-export { caeVerifiers, meshCheck, calculixResult } from './cae/index.js';
-export { camVerifiers, gcodeCheck } from './cam/index.js';
-export { bimVerifiers, ifcModel } from './bim/index.js';
-export { edaVerifiers, spiceMeasure, verilogTestbench, yosysEquivalence, kicadBoard } from './eda/index.js';
-export {
-  vizVerifiers,
-  gltfSceneVerifier,
-  blendSceneVerifier,
-  renderCompareVerifier,
-  decodePng,
-  diffFraction,
-} from './viz/index.js';
-export { draftingVerifiers, dxfDrawing, draftingScoreVerifier, draftingScore } from './drafting/index.js';
-export type {
-  CriterionInput,
-  RunTool,
-  ToolRequest,
-  ToolResult,
-  Verdict,
-  Verifier,
-  VerifierContext,
-} from './types.js';
+export { canonicalFormat, isKnownFormat } from './formats.js';
+export { detectFormat } from './sniff.js';
+export { imageMediaType, pngSize } from './magic.js';
+export { decodePng, diffFraction } from './viz/index.js';
+export type { RunTool, ToolRequest, ToolResult, Verdict, VerifierContext } from './types.js';

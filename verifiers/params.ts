@@ -16,7 +16,7 @@ export const ClosenessSchema = z
  * One-sided quality: full marks at or beyond `full`, zero at or beyond `zero`, linear in between.
  * `lower_is_better: { full: 2.0, zero: 3.0 }` scores 1 at ≤ 2.0 and 0 at ≥ 3.0.
  */
-export const OneSidedSchema = z.object({ full: z.number(), zero: z.number() });
+const OneSidedSchema = z.object({ full: z.number(), zero: z.number() });
 
 /** `lower_is_better` needs zero above full; `higher_is_better` zero below full. */
 export const LowerIsBetterSchema = OneSidedSchema.refine(

@@ -65,7 +65,7 @@ export function criterionProblem(verifier: string, params: Record<string, unknow
 }
 
 /** Files of the task folder a criterion's params name (hidden testbenches, references, goal images). */
-export function criterionTaskFiles(
+function criterionTaskFiles(
   verifier: string,
   params: Record<string, unknown>,
 ): { path: string; file: string }[] {

@@ -3,7 +3,7 @@
  * time limit. Whatever happens (unknown verifier, bad params, missing file, a throw, a hang) the
  * answer is a verdict; only a caller's abort propagates.
  */
-import type { VerdictData } from '../streams/events.js';
+import type { VerdictData } from '../streams/index.js';
 import type { Task } from '../tasks/index.js';
 import { checkDeliverable } from './deliverable.js';
 import { formatMs, isVerifierTimeout } from './errors.js';
@@ -24,7 +24,7 @@ export interface VerifyOptions {
 }
 
 /** Default time limit of one verify call. */
-export const DEFAULT_VERIFY_TIMEOUT_MS = 60_000;
+const DEFAULT_VERIFY_TIMEOUT_MS = 60_000;
 
 /** A criterion as `verifyCriterion` takes it: the verifier name plus what the verifier sees. */
 export type CriterionToVerify = CriterionInput & { verifier: string };

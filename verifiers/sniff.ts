@@ -6,6 +6,7 @@
 import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 import { sniffStl } from './cad/stl-parse.js';
 import { canonicalFormat, FORMAT_LABELS, type FormatName } from './formats.js';
+import { blendContainer, isGlb, isJpeg, isPng } from './magic.js';
 
 /** Result of a sniff: `ok` (of that format and whole), and what was seen. */
 export interface SniffResult {
@@ -75,19 +76,19 @@ function iso(ifc: boolean): Sniffer {
 
 const SNIFFERS: Record<FormatName, Sniffer> = {
   png: (b) =>
-    b.length >= 8 && b.readUInt32BE(0) === 0x89504e47
+    isPng(b)
       ? b.includes('IEND', Math.max(0, b.length - 16), 'latin1')
         ? yes(`PNG ${b.length > 24 ? `${b.readUInt32BE(16)}×${b.readUInt32BE(20)}` : ''}`.trim())
         : broken('truncated PNG: no IEND chunk at the end')
       : null,
   jpeg: (b) =>
-    b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff
+    isJpeg(b)
       ? b.at(-2) === 0xff && b.at(-1) === 0xd9
         ? yes('JPEG')
         : broken('truncated JPEG: no end-of-image marker')
       : null,
   glb: (b) => {
-    if (b.length < 12 || text(b, 4) !== 'glTF') return null;
+    if (!isGlb(b)) return null;
     const version = b.readUInt32LE(4);
     const declared = b.readUInt32LE(8);
     if (version !== 2) return broken(`GLB version ${version} (glTF 2.0 binaries are version 2)`);
@@ -101,10 +102,13 @@ const SNIFFERS: Record<FormatName, Sniffer> = {
     return yes(`GLB (glTF 2.0 binary), ${b.length} bytes, JSON chunk ${jsonLen} bytes`);
   },
   blend: (b) => {
+    const container = blendContainer(b);
     const h = text(b, 12);
-    if (/^BLENDER[-_][vV]\d{3}/.test(h))
-      return yes(`Blender file v${h.slice(9, 12)} (${h[7] === '-' ? '64' : '32'}-bit)`);
-    if (b[0] === 0x1f && b[1] === 0x8b) {
+    if (container === 'plain')
+      return /^BLENDER[-_][vV]\d{3}/.test(h)
+        ? yes(`Blender file v${h.slice(9, 12)} (${h[7] === '-' ? '64' : '32'}-bit)`)
+        : null;
+    if (container === 'gzip') {
       try {
         const inner = gunzipSync(b.subarray(0, 4096), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
         return /^BLENDER[-_][vV]\d{3}/.test(text(inner, 12)) ? yes('gzip-compressed Blender file') : null;
@@ -113,7 +117,7 @@ const SNIFFERS: Record<FormatName, Sniffer> = {
       }
     }
     // Blender 3 compresses with zstd; Node 20 cannot inflate it, so only the frame is recognised.
-    if (b.length >= 4 && b.readUInt32LE(0) === 0xfd2fb528)
+    if (container === 'zstd')
       return yes('zstd-compressed data (a compressed .blend; blend.scene opens it in Blender)');
     return null;
   },

@@ -49,6 +49,3 @@ export interface Agent {
    */
   readonly secrets?: readonly string[];
 }
-
-/** Builds an agent for one episode of a task. */
-export type AgentFactory = (task: Task, defects: Record<string, { actions: unknown[] }>) => Agent;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The `engiloop` command. Every subcommand has --help; exit codes are in `exit.ts`. */
 import { Command, CommanderError } from 'commander';
-import { EngiloopError } from '../../machines/errors.js';
+import { EngiloopError } from '../../core/index.js';
+import { isTaskLoadError } from '../../tasks/index.js';
 import { initTelemetry } from '../telemetry.js';
 import { distributedCommands } from './commands/distributed.js';
 import { gcCommand } from './commands/gc.js';
@@ -12,6 +13,7 @@ import { provenanceCommand } from './commands/provenance.js';
 import { replayCommand } from './commands/replay.js';
 import { runCommand } from './commands/run.js';
 import { tasksCommands } from './commands/tasks.js';
+import { verifySuiteCommand } from './commands/verify-suite.js';
 import { CliExit, EXIT } from './exit.js';
 
 const program = new Command()
@@ -27,7 +29,7 @@ const program = new Command()
     '\nEnvironment: NATS_URL (default: an embedded nats-server, store in $ENGILOOP_HOME/nats),\nDOCKER_HOST (default: the local socket), ENGILOOP_HOME (default ~/.engiloop), OTEL_* (telemetry).',
   );
 runCommand(program);
-tasksCommands(program);
+verifySuiteCommand(tasksCommands(program));
 inspectCommands(program);
 replayCommand(program);
 distributedCommands(program);
@@ -54,7 +56,7 @@ try {
     process.exitCode = e.code;
   } else if (e instanceof EngiloopError) {
     console.error(`engiloop: ${e.message}`);
-    process.exitCode = e.code === 'TASK_INVALID' ? EXIT.BAD_INPUT : EXIT.ENV;
+    process.exitCode = isTaskLoadError(e) ? EXIT.BAD_INPUT : EXIT.ENV;
   } else {
     console.error(e);
     process.exitCode = EXIT.ENV;

@@ -40,7 +40,7 @@ export const localNatsDir = (env: NodeJS.ProcessEnv = process.env): string => jo
  *
  * @throws CliExit exit 2 when it is not a whole number from 1 to 5 (JetStream's limit).
  */
-export function streamsOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): StreamsOptions {
+function streamsOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): StreamsOptions {
   const raw = env.ENGILOOP_NATS_REPLICAS?.trim();
   if (!raw) return {};
   const replicas = Number(raw);
@@ -53,7 +53,7 @@ export function streamsOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Str
 }
 
 /** Connects to the NATS of `env` and opens the log, blobs and run index (see the module doc). */
-export async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise<StreamsEnv> {
+async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise<StreamsEnv> {
   const so = streamsOptionsFromEnv(env);
   let url = env.NATS_URL;
   let where = `NATS_URL=${url}`;

@@ -22,7 +22,7 @@ export const fmtMs = (ms: number): string =>
   ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
 
 /** Why an episode did not pass, in one line. */
-export function why(r: EpisodeResult): string {
+function why(r: EpisodeResult): string {
   if (r.error) return `${r.error.code}: ${r.error.message}`;
   if (r.attribution)
     return `chain broke${r.attribution.stage ? ` at stage ${r.attribution.stage}` : ''} (${r.attribution.cause.replace('_', ' ')}${r.attribution.artifact ? `, ${r.attribution.artifact}` : ''}): ${r.attribution.detail}`;

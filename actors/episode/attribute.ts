@@ -5,10 +5,11 @@
  * producer's latest (stale) or a file whose content is not the format it should be, or the
  * infrastructure. A pure function of the log.
  */
-import type { ArtifactHandedOff, EpisodeEvent, VerdictData } from '../../streams/events.js';
+import type { ArtifactHandedOff, EpisodeEvent, VerdictData } from '../../streams/index.js';
 import type { Stage, Task } from '../../tasks/index.js';
 import { canonicalFormat, isKnownFormat } from '../../verifiers/index.js';
-import { latestStages, stagesOf } from './stage-list.js';
+import { latestStages } from './stage-list.js';
+import { defaultSandbox, stagesOf, taskFromRecord } from '../../tasks/index.js';
 
 export type BreakCause = 'agent' | 'lost_handoff' | 'stale_handoff' | 'wrong_format' | 'infrastructure';
 
@@ -38,24 +39,29 @@ export function consumedBy(task: Task, st: Stage): Task['deliverables'] {
  */
 export function deliverableSandbox(task: Task, path: string, sources?: Record<string, string>): string {
   const d = task.deliverables.find((x) => x.path === path);
-  return d?.sandbox === '*'
-    ? (sources?.[path] ?? '*')
-    : (d?.sandbox ?? Object.keys(task.environment.sandboxes)[0]!);
+  return d?.sandbox === '*' ? (sources?.[path] ?? '*') : (d?.sandbox ?? defaultSandbox(task));
 }
 
 /** True for tasks whose results carry an attribution: several sandboxes, or stages. */
-export function isMultiStage(task: Task): boolean {
+function isMultiStage(task: Task): boolean {
   return Object.keys(task.environment.sandboxes).length > 1 || stagesOf(task).length > 0;
+}
+
+/** The `sandbox.lost` that ended an episode (no restore followed it), if any. */
+function lostForGood(events: readonly EpisodeEvent[]): EpisodeEvent | undefined {
+  const i = events.findLastIndex((e) => e.type === 'sandbox.lost');
+  return i >= 0 && !events.slice(i).some((e) => e.type === 'episode.resumed') ? events[i] : undefined;
 }
 
 /** Attributes a finished episode's failure; null when it passed or is not multi-stage. */
 export function attribute(events: readonly EpisodeEvent[]): Attribution | null {
   const start = events[0];
-  if (start?.type !== 'episode.started' || !isMultiStage(start.task)) return null;
-  const task = start.task;
-  const first = Object.keys(task.environment.sandboxes)[0]!;
-  const infra = events.find((e) => e.type === 'infra.failed');
-  if (infra?.type === 'infra.failed')
+  const task = start?.type === 'episode.started' ? taskFromRecord(start.task) : null;
+  if (!task || !isMultiStage(task)) return null;
+  const first = defaultSandbox(task);
+  // A fault of the harness, or a lost sandbox past the restore budget (the machine ends it there).
+  const infra = events.find((e) => e.type === 'infra.failed') ?? lostForGood(events);
+  if (infra?.type === 'infra.failed' || infra?.type === 'sandbox.lost')
     return {
       stage: null,
       artifact: null,

@@ -8,6 +8,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { REFUSED_FILE } from '../../verifiers/index.js';
+import { defaultSandbox } from '../../tasks/index.js';
 import type { FileRefusal } from '../sandbox/index.js';
 import type { EffectScope } from './scope.js';
 
@@ -50,10 +51,7 @@ export async function collectDeliverable(
   d: { path: string; sandbox?: string | undefined },
   dest: string,
 ): Promise<Collected> {
-  const names =
-    d.sandbox === '*'
-      ? [...s.sandboxes.keys()]
-      : [d.sandbox ?? Object.keys(s.lt.task.environment.sandboxes)[0]!];
+  const names = d.sandbox === '*' ? [...s.sandboxes.keys()] : [d.sandbox ?? defaultSandbox(s.lt.task)];
   let best: Extract<Collected, { kind: 'stored' }> | null = null;
   let refused: Extract<Collected, { kind: 'refused' }> | null = null;
   await mkdir(dirname(dest), { recursive: true });

@@ -1,5 +1,19 @@
+/**
+ * State digests: recorded with each decision (`agent.decided.stateDigest`) and at the end
+ * (`episode.ended.snapshotDigest`), and checked by fold-mode replay round by round.
+ *
+ * Machine 2 hashes engiloop's own `{ state, context }` (machines/fold.ts `ownState`), so an xstate
+ * upgrade that changes its persisted snapshot cannot change a digest. Logs of machine 1 recorded
+ * the hash of xstate's persisted snapshot, and are checked that way.
+ */
 import { createHash } from 'node:crypto';
-import { persist, type EpisodeSnapshot } from '../../machines/index.js';
+import {
+  isCurrent,
+  legacyPersisted,
+  ownState,
+  type FoldedSnapshot,
+  type LegacySnapshot,
+} from '../../machines/index.js';
 
 /** JSON with object keys sorted, so equal values always give equal text. */
 export function stableStringify(v: unknown): string {
@@ -12,9 +26,8 @@ export function stableStringify(v: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`).join(',')}}`;
 }
 
-/** SHA-256 of a snapshot's persisted form: recorded in `episode.ended`, checked by fold. */
-export function snapshotDigest(s: EpisodeSnapshot): string {
-  return createHash('sha256')
-    .update(stableStringify(persist(s)))
-    .digest('hex');
+/** SHA-256 of a snapshot's state, by the rules of the machine that folded it. */
+export function snapshotDigest(s: FoldedSnapshot): string {
+  const form = isCurrent(s) ? ownState(s) : legacyPersisted(s as LegacySnapshot);
+  return createHash('sha256').update(stableStringify(form)).digest('hex');
 }

@@ -6,8 +6,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EpisodeContext } from '../../machines/index.js';
 import { parseDecision } from '../../machines/index.js';
-import type { AgentCallRecord, CommandResult, EventDraft, StageChecked } from '../../streams/events.js';
-import { readTaskFile, sizeText, type Action } from '../../tasks/index.js';
+import type { AgentCallRecord, EventDraft, StageChecked } from '../../streams/index.js';
+import type { CommandResult } from '../sandbox/index.js';
+import { defaultSandbox, readTaskFile, sizeText, type Action } from '../../tasks/index.js';
+import { imageMediaType } from '../../verifiers/index.js';
 import { viewImageRequest, type Agent } from '../agents/index.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { notRun, observationText } from './observe.js';
@@ -56,7 +58,7 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
     s.sandboxes.set(n, sb);
     ids[n] = sb.containerId;
   }
-  const first = Object.keys(task.environment.sandboxes)[0]!;
+  const first = defaultSandbox(task);
   const files = new Map<string, { dest: string; content: Buffer }[]>();
   // Through the task folder's own check (a link out of it, a FIFO, a device, an oversized file
   // are refused here too, not only at load): a task fault, so infra_error, never the agent's.
@@ -76,13 +78,6 @@ export async function provision(s: EffectScope): Promise<EventDraft> {
 /** Largest image passed to an agent (providers reject bigger ones). */
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
-/** PNG or JPEG by magic bytes, else null. */
-function imageType(b: Buffer): string | null {
-  if (b.length > 8 && b.readUInt32BE(0) === 0x89504e47) return 'image/png';
-  if (b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
-  return null;
-}
-
 /** Images the previous round's actions asked to see (`view_image`), read from the sandboxes. */
 async function requestedImages(
   s: EffectScope,
@@ -90,14 +85,14 @@ async function requestedImages(
 ): Promise<{ images: StoredImage[]; notes: string[] }> {
   const images: StoredImage[] = [];
   const notes: string[] = [];
-  const first = Object.keys(s.lt.task.environment.sandboxes)[0]!;
+  const first = defaultSandbox(s.lt.task);
   for (const { action } of ctx.history.at(-1)?.results ?? []) {
     const want = viewImageRequest(action);
     if (!want) continue;
     const sb = s.sandboxes.get(want.sandbox ?? first);
     const r = sb ? await sb.readFile(want.path, MAX_IMAGE_BYTES) : null;
     const bytes = r?.ok ? r.value : null;
-    const type = bytes ? imageType(bytes) : null;
+    const type = bytes ? imageMediaType(bytes) : null;
     if (r && !r.ok && r.refusal.kind === 'too_large')
       notes.push(`view_image ${want.path}: larger than 5 MiB (${sizeText(r.refusal.size)})`);
     else if (r && !r.ok && r.refusal.kind !== 'missing') notes.push(`view_image ${r.refusal.message}`);
@@ -241,7 +236,7 @@ export async function execute(
     return notRun(
       'shell commands are not available in a GUI task: use click, double_click, drag, move, scroll, key, type or wait',
     );
-  const name = action.sandbox ?? Object.keys(task.environment.sandboxes)[0]!;
+  const name = action.sandbox ?? defaultSandbox(task);
   const sb = s.sandboxes.get(name);
   if (!sb) return notRun(`no sandbox named "${name}" (have: ${[...s.sandboxes.keys()].join(', ')})`);
   const span = startSpan(

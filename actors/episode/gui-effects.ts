@@ -6,7 +6,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EpisodeContext } from '../../machines/index.js';
-import type { CommandResult, EventDraft } from '../../streams/events.js';
+import type { EventDraft } from '../../streams/index.js';
+import type { CommandResult } from '../sandbox/index.js';
 import type { Action } from '../../tasks/index.js';
 import {
   launchApp,
@@ -16,12 +17,12 @@ import {
   windows,
   type GuiAction,
 } from '../sandbox/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { EffectScope } from './scope.js';
 import { notRun, observationText } from './observe.js';
 
 /** The sandbox GUI actions go to: the first one with a desktop. */
-export function guiSandbox(s: EffectScope): { name: string; sb: Sandbox } | null {
+function guiSandbox(s: EffectScope): { name: string; sb: Sandbox } | null {
   for (const [name, spec] of Object.entries(s.lt.task.environment.sandboxes))
     if (spec.desktop) {
       const sb = s.sandboxes.get(name);
@@ -94,7 +95,7 @@ export async function observeGui(s: EffectScope, ctx: EpisodeContext): Promise<E
   const list = wins.list.map((w) => `  ${w.id === wins.focused?.id ? '*' : ' '} ${w.title}`).join('\n');
   const base =
     ctx.history.length === 0
-      ? `Round 1 of ${ctx.maxRounds}. The screen (${shot.width}×${shot.height}) is attached.`
+      ? `Round 1 of ${ctx.rules.maxRounds}. The screen (${shot.width}×${shot.height}) is attached.`
       : observationText(ctx, null);
   return {
     type: 'observation.recorded',

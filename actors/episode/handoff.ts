@@ -3,8 +3,9 @@
  * content-addressed object (SHA-256) in the object store and enters another. Sandboxes share no
  * filesystem, so what crosses is exactly what is recorded (`artifact.handed_off`).
  */
-import type { ArtifactHandedOff, CommandResult } from '../../streams/events.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { ArtifactHandedOff } from '../../streams/index.js';
+import type { CommandResult } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { Action } from '../../tasks/index.js';
 import type { EffectScope } from './scope.js';
 import { open, mkdir, rm } from 'node:fs/promises';

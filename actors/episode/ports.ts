@@ -3,12 +3,12 @@
  * implementations (JetStream log, object store, Docker, verifiers) plug in and tests can pick.
  */
 import type { BlobStore } from '../../streams/index.js';
-import type { ErrorData, EpisodeEvent, EpisodeStatus, VerdictData } from '../../streams/events.js';
+import type { ErrorData, EpisodeEvent, EpisodeStatus, VerdictData } from '../../streams/index.js';
 import type { LoadedTask } from '../../tasks/index.js';
-import type { RunTool } from '../../verifiers/types.js';
+import type { RunTool } from '../../verifiers/index.js';
 import type { Agent } from '../agents/index.js';
 import type { Attribution } from './attribute.js';
-import type { Sandbox, SandboxCreateOptions } from '../sandbox/types.js';
+import type { Sandbox, SandboxCreateOptions } from '../sandbox/index.js';
 
 /** Appends events of one episode (fenced: a second writer is rejected). */
 export interface EventSink {

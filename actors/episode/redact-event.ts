@@ -13,7 +13,7 @@
  * redacted recording, equals the recorded one.
  */
 import type { EventDraft } from '../../streams/index.js';
-import { REDACTED, redactionPattern } from '../agents/llm/redact.js';
+import { REDACTED, redactionPattern } from '../agents/index.js';
 
 /** `value` with its strings redacted by `re`; the same object where nothing changed. */
 function redactValue(value: unknown, re: RegExp): unknown {

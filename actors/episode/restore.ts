@@ -10,28 +10,16 @@
  * recorded, so no action result is ever recorded twice.
  */
 import { hostname } from 'node:os';
-import type { EpisodeSnapshot } from '../../machines/index.js';
-import { stateName, type Effect } from '../../machines/index.js';
-import type { ActionExecuted, EpisodeEvent, EventDraft } from '../../streams/events.js';
+import type { Effect } from '../../machines/index.js';
+import type { ActionExecuted, EpisodeEvent, EventDraft } from '../../streams/index.js';
+import { actionFromRecord } from '../../tasks/index.js';
 import { firstDiff, normalizer } from './normalize.js';
 import * as fx from './effects.js';
 import { latestSnapshot } from './snapshot.js';
 import { formatResult } from './observe.js';
 
-/** The effect a machine resting in `state` is waiting for. */
-export function pendingEffect(state: string): Effect {
-  const map: Record<string, Effect> = {
-    provisioning: 'provision',
-    observing: 'observe',
-    deciding: 'decide',
-    acting: 'execute',
-    verifying: 'verify',
-  };
-  return map[state] ?? 'finish';
-}
-
 /** The action that started but has no recorded result, if any. */
-export function interruptedAction(events: readonly EpisodeEvent[]): { round: number; index: number } | null {
+function interruptedAction(events: readonly EpisodeEvent[]): { round: number; index: number } | null {
   const done = new Set(
     events.filter((e) => e.type === 'action.executed').map((e) => `${e.round}.${e.index}`),
   );
@@ -43,17 +31,17 @@ export function interruptedAction(events: readonly EpisodeEvent[]): { round: num
 /**
  * Rebuilds the sandboxes (fresh containers, the latest workspace snapshot, then every action
  * recorded after it re-executed and compared) and returns the `episode.resumed` event to record.
- * `s.sandboxes` must be empty (dead ones closed) on entry.
+ * Dead sandboxes in `s.sandboxes` are closed first. The machine says when (`effect.rebuild` false:
+ * none had been provisioned); a task whose rules take no snapshots (GUI) re-runs every action.
  */
 export async function restore(
   s: fx.EffectScope,
   prior: readonly EpisodeEvent[],
-  snap: EpisodeSnapshot,
-  reason: 'worker_lost' | 'sandbox_lost' = 'worker_lost',
+  effect: Extract<Effect, { type: 'restore' }>,
 ): Promise<EventDraft> {
   const now = s.deps.now ?? Date.now;
   const t0 = now();
-  const state = stateName(snap);
+  const { reason, state } = effect;
   const worker = `${hostname()}:${process.pid}`;
   const base = {
     type: 'episode.resumed' as const,
@@ -62,9 +50,12 @@ export async function restore(
     reason,
     interrupted: interruptedAction(prior),
   };
-  const lastAt = prior.at(-1)?.at ?? t0;
-  // Before provisioning or after the end, there is no sandbox state to restore.
-  if (state === 'provisioning' || snap.status === 'done')
+  const lastAt =
+    [...prior].reverse().find((e) => e.type !== 'episode.claimed' && e.type !== 'sandbox.lost')?.at ?? t0;
+  await Promise.allSettled([...s.sandboxes.values()].map((sb) => sb.close()));
+  s.sandboxes.clear();
+  // Before provisioning there is no sandbox state to restore.
+  if (!effect.rebuild)
     return {
       ...base,
       sandboxes: {},
@@ -82,8 +73,7 @@ export async function restore(
       .catch(() => 0);
   const provisioned = await fx.provision(s);
   const sandboxes = provisioned.type === 'sandbox.provisioned' ? provisioned.sandboxes : {};
-  // GUI apps keep their state in memory: rebuild it by re-running every action from the start.
-  const snapshot = s.lt.task.interface === 'gui' ? null : latestSnapshot(prior);
+  const snapshot = latestSnapshot(prior);
   if (snapshot)
     for (const [name, { digest }] of Object.entries(snapshot.event.sandboxes)) {
       const sb = s.sandboxes.get(name);
@@ -95,7 +85,7 @@ export async function restore(
     .slice(snapshot ? snapshot.index + 1 : 0)
     .filter((e): e is ActionExecuted => e.type === 'action.executed' && !e.result.skipped);
   for (const e of recorded) {
-    const r = await fx.execute(s, e.action, e.round, s.span);
+    const r = await fx.execute(s, actionFromRecord(e.action), e.round, s.span);
     const [a, b] = [norm(formatResult(e.action, e.result)), norm(formatResult(e.action, r))];
     if (a !== b) divergences.push({ round: e.round, index: e.index, diff: firstDiff(a, b) });
   }

@@ -1,6 +1,6 @@
 /** An episode's result, read off its machine snapshot (live) or its log (status, results, resume). */
-import { fold, type EpisodeSnapshot } from '../../machines/index.js';
-import type { ErrorData, EpisodeEvent } from '../../streams/events.js';
+import { fold, type FoldedSnapshot } from '../../machines/index.js';
+import type { ErrorData, EpisodeEvent } from '../../streams/index.js';
 import { attribute, type Attribution } from './attribute.js';
 import type { AgentUsage, EpisodeResult } from './ports.js';
 
@@ -49,7 +49,7 @@ export function agentUsage(events: readonly EpisodeEvent[]): AgentUsage | null {
   return u;
 }
 
-export function resultOf(snap: EpisodeSnapshot, f: ResultFacts): EpisodeResult {
+export function resultOf(snap: FoldedSnapshot, f: ResultFacts): EpisodeResult {
   const c = snap.context;
   const status = f.recordingError || !c.status ? 'infra_error' : c.status;
   return {

@@ -4,7 +4,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { LoadedTask } from '../../tasks/index.js';
-import type { Sandbox } from '../sandbox/types.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { EpisodeDeps, EpisodeOptions } from './ports.js';
 
 /** Live state the effects share within one episode (never folded: rebuilt from events on resume). */

@@ -6,7 +6,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { EpisodeEvent, EventDraft, WorkspaceSnapshotted } from '../../streams/events.js';
+import type { EpisodeEvent, EventDraft, WorkspaceSnapshotted } from '../../streams/index.js';
 import { isSandboxIo } from '../sandbox/index.js';
 import { chargeStore, storeBudget } from './collect.js';
 import type { EffectScope } from './scope.js';
@@ -91,12 +91,4 @@ export function latestSnapshot(
     if (e.type === 'workspace.snapshotted') return { event: e, index: i };
   }
   return null;
-}
-
-/** Whether a snapshot is due after `round` rounds (interval rule), given the events so far. */
-export function snapshotDue(events: readonly EpisodeEvent[], round: number, every: number): boolean {
-  if (every <= 0 || round <= 0 || round % every !== 0) return false;
-  return !events.some(
-    (e) => (e.type === 'workspace.snapshotted' || e.type === 'snapshot.skipped') && e.round === round,
-  );
 }

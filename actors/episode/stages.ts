@@ -8,12 +8,13 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../streams/index.js';
-import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/events.js';
+import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/index.js';
 import type { Task } from '../../tasks/index.js';
 import { collectDeliverable, writeRefusals } from './collect.js';
 import type { EffectScope } from './scope.js';
 import { fileStat } from './handoff.js';
-import { latestStages, stagesOf } from './stage-list.js';
+import { latestStages } from './stage-list.js';
+import { defaultSandbox, stagesOf } from '../../tasks/index.js';
 
 const same = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
@@ -31,7 +32,7 @@ export async function checkStages(
   const { task } = s.lt;
   const latest = latestStages(events);
   const stamps = (s.stageStamps ??= new Map<string, string>());
-  const first = Object.keys(task.environment.sandboxes)[0]!;
+  const first = defaultSandbox(task);
   let n = 0;
   for (const st of stagesOf(task)) {
     const ds = task.deliverables.filter((d) => d.stage === st.name);

@@ -9,11 +9,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { pack } from 'tar-stream';
-import { EngiloopError } from '../../machines/errors.js';
 import { packageRoot } from '../paths.js';
 import { IMAGES, type ImageDef } from './catalog.js';
+import { ImageError } from './errors.js';
 
-export const HASH_LABEL = 'io.engiloop.hash';
+const HASH_LABEL = 'io.engiloop.hash';
 
 async function folderFiles(dir: string): Promise<{ rel: string; data: Buffer }[]> {
   const out: { rel: string; data: Buffer }[] = [];
@@ -31,7 +31,7 @@ async function folderFiles(dir: string): Promise<{ rel: string; data: Buffer }[]
 }
 
 /** Content hash of an image's definition, chained through its base. */
-export async function imageHash(def: ImageDef): Promise<string> {
+async function imageHash(def: ImageDef): Promise<string> {
   const h = createHash('sha256');
   for (const f of await folderFiles(join(packageRoot(), 'deploy/images', def.name)))
     h.update(f.rel).update('\0').update(f.data);
@@ -71,7 +71,7 @@ function runScript(cmd: string, args: string[], log: BuildLog): Promise<void> {
     p.on('close', (code) =>
       code === 0
         ? resolve()
-        : reject(new EngiloopError('IMAGE_BUILD_FAILED', `${cmd} exited ${code}:\n${tail.join('\n')}`)),
+        : reject(new ImageError('IMAGE_BUILD_FAILED', `${cmd} exited ${code}:\n${tail.join('\n')}`)),
     );
   });
 }
@@ -94,7 +94,7 @@ async function buildDockerfile(docker: Docker, def: ImageDef, hash: string, log:
         const failed = (out as { error?: string }[] | undefined)?.find((o) => o.error);
         if (err || failed)
           reject(
-            new EngiloopError('IMAGE_BUILD_FAILED', `building ${def.tag}: ${err?.message ?? failed?.error}`),
+            new ImageError('IMAGE_BUILD_FAILED', `building ${def.tag}: ${err?.message ?? failed?.error}`),
           );
         else resolve();
       },
@@ -119,7 +119,7 @@ export async function buildImages(
 ): Promise<{ name: string; tag: string; action: 'built' | 'up-to-date'; ms: number }[]> {
   const unknown = (o.only ?? []).filter((n) => !IMAGES.some((i) => i.name === n));
   if (unknown.length)
-    throw new EngiloopError(
+    throw new ImageError(
       'IMAGE_UNKNOWN',
       `unknown image ${unknown.join(', ')} (known: ${IMAGES.map((i) => i.name).join(', ')})`,
     );

@@ -19,9 +19,3 @@ export const IMAGES: readonly ImageDef[] = [
   { name: 'blender', tag: 'engiloop/blender:latest', kind: 'dockerfile', from: 'base' },
   { name: 'desktop', tag: 'engiloop/desktop:latest', kind: 'dockerfile', from: 'base' },
 ];
-
-/** The build command a user should run for a missing image. */
-export function buildCommandFor(tag: string): string {
-  const def = IMAGES.find((i) => i.tag === tag || i.tag.split(':')[0] === tag.split(':')[0]);
-  return def ? `engiloop images build --only ${def.name}` : 'engiloop images build';
-}

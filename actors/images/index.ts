@@ -1,2 +1,3 @@
-export { buildImages, imageHash, HASH_LABEL, type BuildOptions, type BuildLog } from './build.js';
-export { IMAGES, buildCommandFor, type ImageDef } from './catalog.js';
+export { buildImages } from './build.js';
+export { IMAGES } from './catalog.js';
+export { ImageError, isImageUnknown, type ImageErrorCode } from './errors.js';

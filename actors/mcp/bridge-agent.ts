@@ -4,8 +4,7 @@
  * in turn waits for the runner's next `decide()` input (the observation after its action) or the
  * episode's end. So every tool call that acts is one recorded round, and the runner is unchanged.
  */
-import { EngiloopError } from '../../machines/index.js';
-import type { Agent, AgentInput } from '../agents/index.js';
+import { AgentError, type Agent, type AgentInput } from '../agents/index.js';
 import type { EpisodeResult } from '../episode/index.js';
 
 /** What a tool call is answered with: the observation of the round to decide, or the episode's end. */
@@ -55,7 +54,7 @@ export class McpBridgeAgent implements Agent {
       const { signal } = input;
       const onAbort = () => {
         this.#pending = null;
-        reject(new EngiloopError('ABORTED', 'the MCP session was interrupted while the agent was deciding'));
+        reject(new AgentError('ABORTED', 'the MCP session was interrupted while the agent was deciding'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -9,7 +9,7 @@ import type { Turn } from './bridge-agent.js';
 export type ScreenshotSource = () => Promise<AgentImage | null>;
 
 /** The verdicts as a plain-text table: criterion, verifier, pass/fail, score, reason. */
-export function verdictTable(verdicts: readonly VerdictData[]): string {
+function verdictTable(verdicts: readonly VerdictData[]): string {
   if (verdicts.length === 0) return '(no verdicts)';
   const rows = [
     ['criterion', 'verifier', 'result', 'score', 'reason'],

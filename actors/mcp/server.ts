@@ -14,7 +14,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ActionSchema, type LoadedTask, type Task } from '../../tasks/index.js';
+import { ActionSchema, defaultSandbox, type LoadedTask, type Task } from '../../tasks/index.js';
 import type { McpBridgeAgent, Turn } from './bridge-agent.js';
 import { endText, toolError, turnResult, type ScreenshotSource } from './content.js';
 import { argCap, oversizedArg, type Oversized } from './limits.js';
@@ -48,7 +48,7 @@ function fieldDocs(task: Task): Record<string, string> {
   const names = Object.keys(task.environment.sandboxes);
   return {
     command: 'bash command; runs in the workdir',
-    sandbox: `sandbox to run in (one of: ${names.join(', ')}; default ${names[0]})`,
+    sandbox: `sandbox to run in (one of: ${names.join(', ')}; default ${defaultSandbox(task)})`,
     timeout_sec: `per-command timeout in seconds (default ${task.limits.action_timeout_sec})`,
     until:
       'optional: "settled" ends the wait once the screen stops changing, "changed" once it has changed since before the previous action and then settled, {"window": regex} once the focused window\'s title matches; `seconds` is then the longest wait',
@@ -93,7 +93,7 @@ const refused = (tool: string, o: Oversized) => ({
 });
 
 /** The server's instructions: the objective, the deliverables, and how rounds work. */
-export function instructions(task: Task): string {
+function instructions(task: Task): string {
   const acts = task.interface === 'cli' ? CLI_TOOLS : GUI_TOOLS;
   const deliverables = task.deliverables.map((d) => `${d.path} (${d.format})`).join(', ');
   return [

@@ -3,9 +3,10 @@
  * SHA-256), the round and action of the app that produced it, the hand-offs that carried it to other
  * apps, and the verdicts on it (stage checks and the final verification).
  */
-import type { ActionExecuted, ActionStarted, EpisodeEvent, VerdictData } from '../../streams/events.js';
+import type { ActionExecuted, ActionStarted, EpisodeEvent, VerdictData } from '../../streams/index.js';
 import { taskScore } from '../../verifiers/index.js';
-import { attribute, consumedBy, deliverableSandbox, stagesOf, type Attribution } from '../episode/index.js';
+import { attribute, consumedBy, deliverableSandbox, type Attribution } from '../episode/index.js';
+import { defaultSandbox, stagesOf, taskFromRecord } from '../../tasks/index.js';
 
 export interface ArtifactNode {
   id: string;
@@ -46,8 +47,12 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
   const start = events[0];
   if (start?.type !== 'episode.started')
     throw new Error('not an episode log: the first event is not episode.started');
-  const task = start.task;
-  const first = Object.keys(task.environment.sandboxes)[0]!;
+  const task = taskFromRecord(start.task);
+  if (!task)
+    throw new Error(
+      `the task recorded in the log (${start.task.id}) does not validate with this build's schema`,
+    );
+  const first = defaultSandbox(task);
   const final = [...events].reverse().find((e) => e.type === 'verification.completed');
   const sbOf = (path: string) =>
     deliverableSandbox(task, path, final?.type === 'verification.completed' ? final.sources : undefined);

@@ -1,2 +1,2 @@
-export { provenance, type ProvenanceGraph, type ArtifactNode, type HandoffEdge } from './graph.js';
+export { provenance } from './graph.js';
 export { renderProvenance, renderDot } from './render.js';

@@ -3,7 +3,7 @@
  * re-executed observation compared with the recorded one (exact after blanking declared volatile
  * parts). Reports the first divergent round with a diff, and an overall verdict.
  */
-import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/events.js';
+import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/index.js';
 import type { LoadedTask } from '../../tasks/index.js';
 import type { Agent } from '../agents/index.js';
 import { formatResult, runEpisode, type EpisodeDeps, type EpisodeResult } from '../episode/index.js';
@@ -11,7 +11,7 @@ import { firstDiff, normalizer } from '../episode/index.js';
 import { compareScreenshots, DEFAULT_MAX_PIXEL_DIFF } from './screenshots.js';
 
 /** Plays back recorded agent outputs by round; past the record it says DONE. */
-export class RecordedAgent implements Agent {
+class RecordedAgent implements Agent {
   readonly name: string;
   private readonly byRound = new Map<number, unknown>();
   constructor(name: string, decided: readonly AgentDecided[]) {
@@ -112,7 +112,7 @@ export interface ExecuteOptions {
  * they were used (stage checks, then the final verification), so the replay names its verdict
  * channels the same way and its verdicts compare equal.
  */
-export function recordedSeals(events: readonly EpisodeEvent[]): (criterion: string) => string | undefined {
+function recordedSeals(events: readonly EpisodeEvent[]): (criterion: string) => string | undefined {
   const queue = new Map<string, string[]>();
   for (const e of events)
     if (e.type === 'stage.checked' || e.type === 'verification.completed')

@@ -3,7 +3,7 @@
  * against the recorded one, as the fraction of pixels that differ (pixelmatch, per-pixel colour
  * threshold 0.1); a round above `maxPixelDiff` diverges.
  */
-import type { EpisodeEvent, ObservationRecorded } from '../../streams/events.js';
+import type { EpisodeEvent, ObservationRecorded } from '../../streams/index.js';
 import { decodePng, diffFraction } from '../../verifiers/index.js';
 
 /** Default share of pixels that may differ between a recorded and a re-executed screenshot. */

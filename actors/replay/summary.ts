@@ -1,5 +1,5 @@
 /** One-line human summaries of events, for `engiloop events` and the replay viewer. */
-import type { EpisodeEvent } from '../../streams/events.js';
+import type { EpisodeEvent } from '../../streams/index.js';
 import { escapeForTerminal } from '../terminal.js';
 
 const one = (s: string, n = 90) => s.replace(/\s+/g, ' ').slice(0, n);
@@ -15,7 +15,7 @@ export function summarizeEvent(e: EpisodeEvent): string {
 function summary(e: EpisodeEvent): string {
   switch (e.type) {
     case 'episode.started':
-      return `task ${e.task.id} (${e.task.domain}/${e.task.type}), agent ${e.agent}, max ${e.task.limits.max_rounds} rounds`;
+      return `task ${e.task.id} (${String(e.task.domain)}/${String(e.task.type)}), agent ${e.agent}, max ${e.rules?.maxRounds ?? String((e.task.limits as { max_rounds?: number } | undefined)?.max_rounds)} rounds${e.machine === undefined ? '' : `, machine ${e.machine}`}`;
     case 'sandbox.provisioned':
       return Object.entries(e.sandboxes)
         .map(([k, v]) => `${k}=${v.slice(0, 12)}`)
@@ -50,6 +50,10 @@ function summary(e: EpisodeEvent): string {
       return `round ${e.round}.${e.index}: ${e.from.sandbox}:${e.from.path} → ${e.to.sandbox}:${e.to.path} (${e.format}, ${e.bytes} bytes, sha256 ${e.digest.slice(0, 12)})`;
     case 'sandbox.lost':
       return `${e.error.code} during ${e.during} (loss ${e.attempt}): ${one(e.error.message)}`;
+    case 'stages.swept':
+      return `stage checks after ${e.after === 'final' ? 'the episode' : e.after === 'handoff' ? 'a hand-off' : 'the round'} (round ${e.round}) done`;
+    case 'episode.claimed':
+      return `taken over by ${e.worker}`;
     case 'episode.ended':
       return `${e.status}, score ${e.score ?? '—'}, ${e.rounds} rounds`;
   }

@@ -3,8 +3,14 @@
  * and checks determinism against the state digests the log recorded (each decision's
  * `stateDigest`, and the final `snapshotDigest`).
  */
-import { applyEvent, initialSnapshot, stateName, type EpisodeSnapshot } from '../../machines/index.js';
-import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/events.js';
+import {
+  applyEvent,
+  initialSnapshot,
+  isEventRejected,
+  stateName,
+  type FoldedSnapshot,
+} from '../../machines/index.js';
+import type { ActionExecuted, AgentDecided, EpisodeEvent } from '../../streams/index.js';
 import { snapshotDigest } from '../episode/index.js';
 import { ReplayDivergenceError } from './errors.js';
 
@@ -16,6 +22,7 @@ const HARNESS = new Set<EpisodeEvent['type']>([
   'episode.resumed',
   'infra.failed',
   'artifact.handed_off',
+  'episode.claimed',
 ]);
 
 /** One round as the replay viewer shows it. */
@@ -45,17 +52,18 @@ export interface RoundView {
 export interface Timeline {
   events: EpisodeEvent[];
   rounds: RoundView[];
-  final: EpisodeSnapshot;
+  final: FoldedSnapshot;
   /** Digests compared (per decision, and the final one). */
   checked: number;
 }
 
 /**
  * Folds `events`, checking every recorded digest.
- * @throws ReplayDivergenceError naming the first round whose recorded digest differs.
+ * @throws ReplayDivergenceError naming the first round whose recorded digest differs, or whose
+ *   events the machine's rules do not accept (machine 2 logs).
  */
 export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
-  let snap = initialSnapshot();
+  let snap: FoldedSnapshot = initialSnapshot();
   const rounds: RoundView[] = [];
   let current: RoundView | null = null;
   let observation = '';
@@ -96,7 +104,19 @@ export function buildTimeline(events: readonly EpisodeEvent[]): Timeline {
       if (e.snapshotDigest !== folded)
         throw new ReplayDivergenceError(Math.max(1, e.rounds), i, e.snapshotDigest, folded);
     }
-    snap = applyEvent(snap, e);
+    try {
+      snap = applyEvent(snap, e, i);
+    } catch (err) {
+      if (!isEventRejected(err)) throw err;
+      // The round whose rules were broken: the rounds decided when the event came.
+      throw new ReplayDivergenceError(
+        Math.max(1, err.round),
+        i,
+        err.expected,
+        `${e.type} in state ${err.state}`,
+        'rejected',
+      );
+    }
     if (current) {
       if (e.type === 'action.executed') current.actions.push(e);
       if (HARNESS.has(e.type)) current.harness.push(e);

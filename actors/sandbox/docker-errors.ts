@@ -37,7 +37,7 @@ export function statusOf(err: unknown): number | undefined {
 }
 
 /** True when `err` says the engine itself could not be reached. */
-export function isUnreachable(err: unknown): boolean {
+function isUnreachable(err: unknown): boolean {
   const c = (err as DockerishError | null)?.code;
   return typeof c === 'string' && UNREACHABLE_CODES.has(c);
 }

@@ -2,8 +2,8 @@
  * A `Sandbox` backed by one hardened container and its persistent shell.
  */
 import type Docker from 'dockerode';
-import type { CommandResult } from '../../streams/events.js';
-import { asyncDispose } from './dispose.js';
+import type { CommandResult } from './result.js';
+import { asyncDispose } from '../../core/index.js';
 import { statusOf, toSandboxError } from './docker-errors.js';
 import {
   copyFileOut,

@@ -3,13 +3,17 @@
  * callers branch on the predicates, never on messages. A command that fails is not an error, nor is
  * a GUI action that fails (a click off the screen): those are results.
  */
-import { EngiloopError, hasCode } from '../../machines/errors.js';
+import { EngiloopError, hasCode } from '../../core/index.js';
 
-/** The stable codes a `SandboxError` carries. */
+/** The stable codes a `SandboxError` carries: every code raised under `actors/sandbox/`. */
 export type SandboxErrorCode =
+  /** The Docker engine cannot be reached (the only retryable one). */
   | 'DOCKER_UNREACHABLE'
+  /** The sandbox's image is not built here (engiloop never pulls). */
   | 'IMAGE_MISSING'
+  /** The container vanished or stopped under a running episode. */
   | 'CONTAINER_GONE'
+  /** Copying files in or out failed, or a path was refused. */
   | 'SANDBOX_IO'
   /** The virtual desktop of a GUI sandbox cannot be started or reached, or an app's window never came. */
   | 'GUI_UNAVAILABLE'
@@ -17,9 +21,8 @@ export type SandboxErrorCode =
   | 'DISK_LIMIT_UNAVAILABLE';
 
 /** A failure of the Docker sandbox layer (an infrastructure fault, never the agent's). */
-export class SandboxError extends EngiloopError {
+export class SandboxError extends EngiloopError<SandboxErrorCode> {
   override readonly name: string = 'SandboxError';
-  declare readonly code: SandboxErrorCode;
 
   constructor(code: SandboxErrorCode, message: string, opts: { cause?: unknown } = {}) {
     // Only an unreachable engine can come back by itself; the others need a fix or a new sandbox.
@@ -31,7 +34,7 @@ export class SandboxError extends EngiloopError {
  * The fix for a missing image, as a command a person can paste.
  * @example imageBuildHint('engiloop/cli:latest') // 'engiloop images build --only cli'
  */
-export function imageBuildHint(tag: string): string {
+function imageBuildHint(tag: string): string {
   const m = /^engiloop\/([^:@]+)/.exec(tag);
   return m
     ? `engiloop images build --only ${m[1]}`

@@ -4,7 +4,7 @@
  * goes on; only what the agent cannot reach (the engine, the image, NATS, the provider, the host)
  * is an infrastructure fault (`SandboxError`, `infra_error`).
  */
-import type { CommandFault, CommandResult } from '../../streams/events.js';
+import type { CommandFault, CommandResult } from './result.js';
 
 /** What a command's run showed, beyond its output. */
 export interface RunFacts {
@@ -21,7 +21,7 @@ const PIDS =
 const DISK = /No space left on device|Disk quota exceeded/;
 
 /** The fault a command's result shows, or undefined. The first that applies wins. */
-export function commandFault(r: CommandResult, facts: RunFacts): CommandFault | undefined {
+function commandFault(r: CommandResult, facts: RunFacts): CommandFault | undefined {
   if (facts.restarted)
     return {
       code: 'SANDBOX_RESTARTED',

@@ -53,7 +53,7 @@ const AWK = `cat /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null | awk '{ j = 0; for (
   END { print "@@ACTIVITY@@", t + 0, r }'`;
 
 /** Reads the `@@ACTIVITY@@ <ticks> [names…]` line. */
-export function parseActivity(text: string): { cpuTicks: number; runnable: string[] } | null {
+function parseActivity(text: string): { cpuTicks: number; runnable: string[] } | null {
   const m = /^@@ACTIVITY@@ (\d+)(.*)$/m.exec(text);
   if (!m) return null;
   return { cpuTicks: Number(m[1]), runnable: m[2]!.trim().split(/\s+/).filter(Boolean) };
@@ -105,7 +105,7 @@ export class FrameCache {
 }
 
 /** Counts pixels whose RGB differs, stopping once `stopAt` is passed. */
-export function changedPixels(a: Rgba, b: Rgba, stopAt: number): number {
+function changedPixels(a: Rgba, b: Rgba, stopAt: number): number {
   if (a.width !== b.width || a.height !== b.height) return Number.POSITIVE_INFINITY;
   const x = a.data;
   const y = b.data;

@@ -3,10 +3,9 @@
  * driver in `gui.ts` runs what this plans. Errors here are the agent's (a click off the screen, a
  * key that does not exist) and are data, never thrown.
  */
-import type { CommandResult } from '../../streams/events.js';
+import type { CommandResult } from './result.js';
 import type { Action } from '../../tasks/index.js';
 import { KeyNameError, toXdotoolKeys } from './gui-keys.js';
-import { windowPattern, type WaitCondition } from './gui-wait.js';
 
 /** The computer-use actions of a GUI task: every `Action` but `shell`. */
 export type GuiAction = Exclude<Action, { type: 'shell' } | { type: 'handoff' }>;
@@ -33,6 +32,26 @@ export interface GuiActionError {
   code: GuiActionErrorCode;
   /** One line the agent can act on, e.g. `click at (2500, 10) is outside the 1920×1080 screen …`. */
   message: string;
+}
+
+/**
+ * What a conditional `wait` waits for: `settled`, the screen stops changing; `changed`, the screen
+ * differs from how it was before the previous action of the batch, then settles (so an app slow
+ * to react is waited for, not mistaken for one that is done); `{ window }`, a window whose title
+ * matches has the focus. Run by `waitUntil` (`gui-wait.ts`).
+ */
+export type WaitCondition = 'settled' | 'changed' | { window: string };
+
+/** The regular expression of a window condition, or why it is not one. */
+export function windowPattern(source: string): RegExp | GuiActionError {
+  try {
+    return new RegExp(source);
+  } catch (err) {
+    return {
+      code: 'BAD_ARGUMENT',
+      message: `wait until window ${JSON.stringify(source)}: not a regular expression (${(err as Error).message})`,
+    };
+  }
 }
 
 /** What to do for one action: a command for the sandbox's shell, a pause on the host, or a wait on a condition (`gui-wait.ts`). */

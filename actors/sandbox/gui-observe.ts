@@ -3,7 +3,8 @@
  * focused window. Both go through the sandbox's persistent shell (one command each).
  */
 import { performance } from 'node:perf_hooks';
-import type { CommandResult } from '../../streams/events.js';
+import type { CommandResult } from './result.js';
+import { pngSize } from '../../verifiers/index.js';
 import { SandboxError } from './errors.js';
 import type { Sandbox } from './types.js';
 
@@ -72,15 +73,14 @@ export async function screenshot(sb: Sandbox, opts: ObserveOptions = {}): Promis
   if (r.truncated)
     throw new SandboxError('SANDBOX_IO', `screenshot larger than ${SHOT_CAP_BYTES} bytes of base64`);
   const png = Buffer.from(r.stdout, 'base64');
-  // PNG signature, then the IHDR chunk: width and height are big-endian at bytes 16 and 20.
-  if (png.length < 24 || png.readUInt32BE(0) !== 0x89504e47 || png.toString('latin1', 12, 16) !== 'IHDR')
-    throw new SandboxError('SANDBOX_IO', `screenshot is not a PNG (${png.length} bytes)`);
+  const size = pngSize(png);
+  if (!size) throw new SandboxError('SANDBOX_IO', `screenshot is not a PNG (${png.length} bytes)`);
   const [s0, s1] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
   const encodeMs = s0 !== undefined && s1 !== undefined ? Math.round((s1 - s0) * 1000) : Number.NaN;
   return {
     png,
-    width: png.readUInt32BE(16),
-    height: png.readUInt32BE(20),
+    width: size.width,
+    height: size.height,
     encodeMs,
     durationMs: Math.round(performance.now() - t0),
   };
@@ -89,7 +89,7 @@ export async function screenshot(sb: Sandbox, opts: ObserveOptions = {}): Promis
 const WMCTRL_LINE = /^(0x[0-9a-fA-F]+)\s+-?\d+\s+(-?\d+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s+\S+ ?(.*)$/;
 
 /** Parses `wmctrl -lG` lines, then a marker, then `xdotool getactivewindow getwindowname`. */
-export function parseWindows(stdout: string): WindowList {
+function parseWindows(stdout: string): WindowList {
   const [listPart = '', focusPart = ''] = stdout.split('--focus--\n');
   const list: GuiWindow[] = [];
   for (const line of listPart.split('\n')) {

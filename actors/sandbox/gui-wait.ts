@@ -12,17 +12,9 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FrameCache, sampleDesktop, type DesktopSample } from './gui-activity.js';
-import type { GuiActionError } from './gui-commands.js';
+import { windowPattern, type GuiActionError, type WaitCondition } from './gui-commands.js';
 import { windows } from './gui-observe.js';
 import type { Sandbox } from './types.js';
-
-/**
- * What a conditional `wait` waits for: `settled`, the screen stops changing; `changed`, the screen
- * differs from how it was before the previous action of the batch, then settles (so an app slow
- * to react is waited for, not mistaken for one that is done); `{ window }`, a window whose title
- * matches has the focus.
- */
-export type WaitCondition = 'settled' | 'changed' | { window: string };
 
 /** How a settled screen is recognised; the defaults suit apps on the 1920×1080 desktop. */
 export interface SettleRule {
@@ -103,18 +95,6 @@ async function untilSettled(
       };
     }
     await sleep(rule.pollMs, undefined, { signal });
-  }
-}
-
-/** The regular expression of a window condition, or why it is not one. */
-export function windowPattern(source: string): RegExp | GuiActionError {
-  try {
-    return new RegExp(source);
-  } catch (err) {
-    return {
-      code: 'BAD_ARGUMENT',
-      message: `wait until window ${JSON.stringify(source)}: not a regular expression (${(err as Error).message})`,
-    };
   }
 }
 

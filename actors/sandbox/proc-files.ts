@@ -26,7 +26,7 @@ export const MASKED_PATHS = [
  * A /proc/meminfo for a sandbox of `memoryMb` MiB with no swap.
  * @example meminfoText(512).split('\n')[0] // 'MemTotal:         524288 kB'
  */
-export function meminfoText(memoryMb: number): string {
+function meminfoText(memoryMb: number): string {
   const kb = memoryMb * 1024;
   const rows: [string, number][] = [
     ['MemTotal', kb],

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type Docker from 'dockerode';
-import type { CommandResult } from '../../streams/events.js';
+import type { CommandResult } from './result.js';
 import { Capture } from './capture.js';
 import { toSandboxError } from './docker-errors.js';
 import { SandboxError } from './errors.js';

@@ -3,7 +3,7 @@
  * removed afterwards.
  */
 import { readFile } from 'node:fs/promises';
-import type { RunTool, ToolRequest, ToolResult } from '../../verifiers/types.js';
+import type { RunTool, ToolRequest, ToolResult } from '../../verifiers/index.js';
 import type { DockerSandboxProvider } from './docker.js';
 import { SandboxError } from './errors.js';
 import { LABEL } from './hardening.js';

@@ -8,7 +8,7 @@
  * - `SANDBOX_IO`: copying files in or out failed.
  * A command that fails, times out or prints too much is NOT an error: it is a `CommandResult`.
  */
-import type { CommandResult } from '../../streams/events.js';
+import type { CommandResult } from './result.js';
 import type { FileOut } from './files.js';
 import type { SnapshotOut } from './workspace.js';
 

@@ -2,6 +2,7 @@
  * A run's progress and results, read from the episode logs (results are a fold too): the run
  * record lists its episodes; each episode's last event tells where it is.
  */
+import { retry } from '../../core/index.js';
 import type { EpisodeLog, RunIndex } from '../../streams/index.js';
 import { resultFromLog, type EpisodeResult } from '../episode/index.js';
 import { summarize, type RunSummary } from '../run/index.js';
@@ -50,9 +51,7 @@ export async function finishRunIfComplete(log: EpisodeLog, runs: RunIndex, runId
   const progress = await runProgress(log, rec.started.episodes);
   if (!progress.every((p) => p.ended)) return false;
   const { results, summary } = await runResults(log, rec.started.episodes);
-  // Retried through a leader election or a restart (about 20 s): a lost record would leave the run
-  // unfinished for `status` though every episode ended.
-  for (let attempt = 0; ; attempt++) {
+  const finish = async (): Promise<boolean> => {
     try {
       await runs.finish(runId, {
         runId,
@@ -62,10 +61,12 @@ export async function finishRunIfComplete(log: EpisodeLog, runs: RunIndex, runId
         summary,
       });
       return true;
-    } catch {
+    } catch (err) {
       if ((await runs.get(runId).catch(() => null))?.finished) return false; // another worker finished it
-      if (attempt >= 8) return false;
-      await new Promise((r) => setTimeout(r, Math.min(4_000, 250 * 2 ** attempt)));
+      throw err;
     }
-  }
+  };
+  // Retried through a leader election or a restart (RETRY_BUDGET, about 20 s), whatever the
+  // failure: a lost record would leave the run unfinished for `status` though every episode ended.
+  return retry(finish, { retryable: () => true }).catch(() => false);
 }

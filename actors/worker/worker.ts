@@ -48,7 +48,7 @@ async function taskFor(env: WorkerEnv, digest: string): Promise<LoadedTask> {
 }
 
 /** Runs one held job to the end of its episode; acks it unless this worker lost the episode. */
-export async function runJob(env: WorkerEnv, held: HeldJob, o: WorkerOptions): Promise<EpisodeResult | null> {
+async function runJob(env: WorkerEnv, held: HeldJob, o: WorkerOptions): Promise<EpisodeResult | null> {
   const { job } = held;
   const beat = setInterval(() => held.msg.working(), o.heartbeatMs);
   try {

@@ -274,7 +274,10 @@ describe('a sandbox killed from outside', () => {
     expect(r.status).toBe('infra_error');
     expect(r.score).toBeNull();
     expect(r.error?.code).toBe('CONTAINER_GONE');
-    expect(of(events, 'sandbox.lost')).toHaveLength(0);
+    // The loss is recorded, and the machine (budget 0) ends the episode there: no restore.
+    expect(of(events, 'sandbox.lost')).toHaveLength(1);
+    expect(of(events, 'episode.resumed')).toHaveLength(0);
+    expect(events.at(-1)).toMatchObject({ type: 'episode.ended', status: 'infra_error', score: null });
   }, 120_000);
 
   it('leaves no container behind', async () => {

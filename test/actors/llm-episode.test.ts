@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, ReplayLlmAgent, type Exchange } from '../../actors/agents/index.js';
-import { applyEvent, initialSnapshot } from '../../machines/index.js';
+import { applyEvent, initialSnapshot, type FoldedSnapshot } from '../../machines/index.js';
 import { runEpisode, type EpisodeResult } from '../../actors/episode/index.js';
 import { replayExecute } from '../../actors/replay/index.js';
 import type { EpisodeEvent } from '../../streams/events.js';
@@ -141,7 +141,7 @@ describe('an LLM agent through a whole episode (recorded provider responses)', (
       retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
     });
     // Fold the log; at each decision, ask the replay agent with the input the live agent had.
-    let snap = initialSnapshot();
+    let snap: FoldedSnapshot = initialSnapshot();
     let images: { name: string; mediaType: string; data: Buffer }[] = [];
     for (const e of run.events) {
       if (e.type === 'observation.recorded')

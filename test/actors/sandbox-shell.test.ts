@@ -26,7 +26,13 @@ describe('persistent shell', () => {
     const r = await sb.exec('echo out1; echo err1 >&2; printf out2; printf err2 >&2; exit 7', run);
     expect(r).toMatchObject({ stdout: 'out1\nout2', stderr: 'err1\nerr2', exitCode: 7, timedOut: false });
     expect(r.truncated).toBe(false);
-    expect(r.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('reports how long the command ran: at least its sleep, less than its time limit', async () => {
+    const r = await sb.exec('sleep 0.3', run);
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(r.durationMs).toBeGreaterThanOrEqual(300);
+    expect(r.durationMs).toBeLessThan(run.timeoutMs);
   });
 
   it('survives exit, and each command starts in the workdir with a clean shell', async () => {

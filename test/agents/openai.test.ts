@@ -231,7 +231,7 @@ describe('OpenAI agent against recorded Chat Completions responses', () => {
 
   it('accounts tokens and cost per call and per episode; never records the key', async () => {
     await using server = await startRecordedProvider();
-    server.queue(recorded('openai-tool-call'), recorded('openai-done'));
+    server.queue({ ...recorded('openai-tool-call'), delayMs: 250 }, recorded('openai-done'));
     const { agent: a } = agent(server.openaiBaseURL, {
       prices: { openai: { 'gpt-4o': { input: 2.5, cached_input: 1.25, output: 10 } } },
     });
@@ -240,7 +240,9 @@ describe('OpenAI agent against recorded Chat Completions responses', () => {
     expect(first).toMatchObject({ provider: 'openai', model: 'gpt-4o', round: 1, stopReason: 'tool_calls' });
     expect(first.usage).toEqual({ input: 1512, output: 31, cached: 1280, cacheWrite: 0 });
     expect(first.costUsd).toBeCloseTo((232 * 2.5 + 1280 * 1.25 + 31 * 10) / 1e6, 12);
-    expect(first.latencyMs).toBeGreaterThanOrEqual(0);
+    // The server answered 250 ms after the request: the call's latency includes that wait.
+    expect(first.latencyMs).toBeGreaterThanOrEqual(250);
+    expect(first.latencyMs).toBeLessThan(10_000);
     await a.decide(inputFor(testTask(), 'Round 2 of 100.', [shellRound(1, 'ls', 'Round 1 of 100.')]));
     const t = a.totals;
     expect(t.calls).toBe(2);

@@ -16,15 +16,19 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { AgentInput } from '../../actors/agents/index.js';
 import type { RoundRecord } from '../../machines/index.js';
-import { asyncDispose } from '../../streams/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { TaskSchema, type Task } from '../../tasks/index.js';
 
-/** A recorded provider response. `hang: true` never answers (for timeouts). */
+/**
+ * A recorded provider response. `hang: true` never answers (for timeouts); `delayMs` answers that
+ * long after the request has arrived (for latencies).
+ */
 export interface RecordedResponse {
   status: number;
   headers?: Record<string, string>;
   body: unknown;
   hang?: boolean;
+  delayMs?: number;
 }
 
 /** What the server received. */
@@ -73,8 +77,12 @@ export async function startRecordedProvider(): Promise<RecordedProvider> {
       received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, text, body });
       const r = pending.shift() ?? { status: 599, body: { error: { message: 'nothing queued' } } };
       if (r.hang) return; // the client times out; closeAllConnections() ends it
-      res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
-      res.end(JSON.stringify(r.body));
+      const answer = () => {
+        res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
+        res.end(JSON.stringify(r.body));
+      };
+      if (r.delayMs) setTimeout(answer, r.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,7 +15,7 @@ import { provenance, renderDot, renderProvenance } from '../../actors/provenance
 import { buildTimeline, renderRound, renderSummary, summarizeEvent } from '../../actors/replay/index.js';
 import { summarize } from '../../actors/run/index.js';
 import { escapeForTerminal, jsonForTerminal } from '../../actors/terminal.js';
-import { applyEvent, initialSnapshot } from '../../machines/index.js';
+import { applyEvent, initialSnapshot, type FoldedSnapshot } from '../../machines/index.js';
 import { decodeEvent, encodeEvent, EpisodeLog, RunIndex, type EpisodeEvent } from '../../streams/index.js';
 import { cli } from '../helpers/cli.js';
 import { startTestNats, type TestNats } from '../helpers/nats.js';
@@ -24,7 +24,7 @@ import { startTestNats, type TestNats } from '../helpers/nats.js';
 const HOSTILE = '\x1b]0;pwned\x07\x1b[2J\r\u009b31m\b\u202egnp.exe\u2066';
 /** Any character a terminal may act on, but newline and tab. */
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const FIXTURE = join(import.meta.dirname, '../fixtures/episodes/openscad-plate.v2.b64');
+const FIXTURE = join(import.meta.dirname, '../fixtures/episodes/openscad-plate.v3.b64');
 
 /** Asserts `out` holds no raw control character and shows the hostile text escaped. */
 function safe(out: string, what: string): void {
@@ -44,6 +44,7 @@ async function hostileLog(): Promise<EpisodeEvent[]> {
       e.raw = { actions: [{ type: 'shell', command: cmd }], text: `thinking ${HOSTILE}` };
       e.decision = { kind: 'act', actions: [{ type: 'shell', command: cmd }] };
     }
+    if (e.type === 'action.started' && e.round === 2) e.action = { type: 'shell', command: cmd };
     if (e.type === 'action.executed' && e.round === 2) {
       e.action = { type: 'shell', command: cmd };
       e.result.stdout += HOSTILE;
@@ -52,7 +53,7 @@ async function hostileLog(): Promise<EpisodeEvent[]> {
     if (e.type === 'observation.recorded' && e.round === 3) e.text += `\n${HOSTILE}`;
     if (e.type === 'verification.completed') e.verdicts[0]!.reason += HOSTILE;
   }
-  let snap = initialSnapshot();
+  let snap: FoldedSnapshot = initialSnapshot();
   for (const e of events) {
     if (e.type === 'agent.decided') e.stateDigest = snapshotDigest(snap);
     if (e.type === 'episode.ended') e.snapshotDigest = snapshotDigest(snap);

@@ -9,7 +9,7 @@ import type { SandboxCreateOptions } from '../../actors/sandbox/index.js';
 /** The image every sandbox test uses. */
 export const CLI_IMAGE = 'engiloop/cli:latest';
 /** Label key put on every container a test creates. */
-export const TEST_LABEL = 'io.engiloop.test';
+const TEST_LABEL = 'io.engiloop.test';
 
 /** A label set unique to one test file (or one test): `{ 'io.engiloop.test': '<name>-<random>' }`. */
 export function uniqueTestLabels(name: string): Record<string, string> {

@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { asyncDispose } from '../../core/index.js';
 import {
-  asyncDispose,
   connectNats,
   startNatsServer,
   type NatsClusterOptions,

@@ -10,8 +10,8 @@
  */
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { asyncDispose } from '../../core/index.js';
 import {
-  asyncDispose,
   connectNats,
   startNatsServer,
   type NatsServerHandle,

@@ -4,7 +4,8 @@
  * network), including the first-run traps the Dockerfiles fix.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { asyncDispose, createRunTool } from '../../actors/sandbox/index.js';
+import { createRunTool } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import type { ToolResult } from '../../verifiers/index.js';
 import { decodePng } from '../../verifiers/viz/index.js';
 import { toolKit } from '../helpers/artifacts.js';

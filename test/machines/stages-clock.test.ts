@@ -1,134 +1,143 @@
-/** The machine's stage rule (a halting stage check ends the episode) and clock rule (downtime). */
+/**
+ * The machine's stage rules (dependencies, halts within a hand-off's checks) and clock rule
+ * (a resume's downtime does not count against the wall-clock cap).
+ */
 import { describe, expect, it } from 'vitest';
-import { fold, stateName, step } from '../../machines/index.js';
-import type { EpisodeEvent, EventDraft } from '../../streams/events.js';
-import { TaskSchema, type Task } from '../../tasks/index.js';
+import { applyEvent, fold, isEventRejected, stateName } from '../../machines/index.js';
+import type { EpisodeEvent, EventDraft } from '../../streams/index.js';
+import { kinds, machineTask, playEpisode, sh } from '../helpers/machine-log.js';
 
-const t = TaskSchema.parse({
-  id: 't1',
-  title: 'T',
-  domain: 'cad',
-  type: 'single-software',
-  interface: 'cli',
-  objective: 'make part.stl',
-  environment: { sandboxes: { main: { image: 'engiloop/cli:latest' } } },
-  limits: { max_rounds: 5, wall_clock_sec: 10 },
-  deliverables: [{ path: 'part.stl', format: 'stl', stage: 'model' }],
-  stages: [{ name: 'model', halt_on_fail: true }],
-  criteria: [{ id: 'present', verifier: 'file.format', deliverable: 'part.stl' }],
-  reference: [{ type: 'shell', command: 'true' }],
-}) as Task;
-
-let clock = 0;
-const ev = (d: EventDraft, dt = 10): EpisodeEvent => ({ ...d, v: 2, at: (clock += dt) }) as EpisodeEvent;
-const ok = { stdout: '', stderr: '', exitCode: 0, durationMs: 1, truncated: false, timedOut: false };
-const sh = { type: 'shell' as const, command: 'true' };
-
-/** Round 1 played up to the observation of round 2 being due. */
-function firstRound(): EpisodeEvent[] {
-  clock = 1_000;
-  return [
-    ev({ type: 'episode.started', episodeId: 'e', runId: 'r', task: t, agent: 'x' }),
-    ev({ type: 'sandbox.provisioned', sandboxes: { main: 'c' } }),
-    ev({ type: 'observation.recorded', round: 1, text: 'o' }),
-    ev({
-      type: 'agent.decided',
-      round: 1,
-      raw: {},
-      decision: { kind: 'act', actions: [sh] },
-      latencyMs: 1,
-      stateDigest: null,
-    }),
-    ev({ type: 'action.executed', round: 1, index: 0, action: sh, result: ok }),
-  ];
-}
-
-const stage = (passed: boolean, halt: boolean): EventDraft => ({
+type StageDraft = Extract<EventDraft, { type: 'stage.checked' }>;
+const check = (
+  stage: string,
+  round: number,
+  passed: boolean,
+  extra: Partial<StageDraft> = {},
+): StageDraft => ({
   type: 'stage.checked',
-  stage: 'model',
-  round: 1,
-  artifacts: { 'part.stl': 'ab' },
-  verdicts: [
-    {
-      criterion: 'present',
-      verifier: 'file.format',
-      role: 'check',
-      passed,
-      score: passed ? 1 : 0,
-      reason: passed ? 'ok' : 'not an STL',
-    },
-  ],
+  stage,
+  round,
+  artifacts: {},
+  verdicts: [],
   score: passed ? 1 : 0,
   passed,
-  halt,
+  halt: false,
+  ...extra,
 });
 
-describe('stage rule', () => {
-  it('a halting stage check sends the episode to verification, then failed, naming the stage', () => {
-    const events = [...firstRound(), ev(stage(false, true))];
-    const last = step(fold(events.slice(0, -1)), events.at(-1)!);
-    expect(stateName(last.snapshot)).toBe('verifying');
-    expect(last.effects).toEqual(['verify']);
-    expect(last.snapshot.context.failReason).toMatch(/stage "model" failed: present: not an STL/);
-    const end = fold([
-      ...events,
-      ev({ type: 'verification.completed', verdicts: [], score: 0, passed: false, artifacts: {} }),
+const twoStages = machineTask({
+  environment: {
+    sandboxes: { cad: { image: 'engiloop/cli:latest' }, cae: { image: 'engiloop/cli:latest' } },
+  },
+  stages: [{ name: 'model' }, { name: 'mesh', after: 'model', halt_on_fail: true }],
+  deliverables: [
+    { path: 'part.step', format: 'step', stage: 'model', sandbox: 'cad' },
+    { path: 'part.inp', format: 'inp', stage: 'mesh', sandbox: 'cae' },
+  ],
+  criteria: [{ id: 'present', verifier: 'file.format', deliverable: 'part.inp' }],
+});
+const handoff = { type: 'handoff' as const, from: 'cad', path: 'part.step', to: 'cae' };
+
+describe('stage rules', () => {
+  it('a hand-off is followed by stage checks at once; a halting failure stops the round there', () => {
+    const r = playEpisode(twoStages, {
+      decide: (n) => (n === 1 ? { kind: 'act', actions: [sh(), handoff, sh('after')] } : { kind: 'done' }),
+      stages: (round, after) =>
+        after === 'handoff' ? [check('model', round, true), check('mesh', round, false, { halt: true })] : [],
+      score: 0,
+    });
+    expect(kinds(r.effects).slice(4, 8)).toEqual([
+      'execute:1.0',
+      'handoff:1.1',
+      'checkStages:1',
+      'checkStages:1',
     ]);
-    expect(end.status).toBe('done');
-    expect(stateName(end)).toBe('failed');
+    expect(r.effects.some((e) => e.type === 'execute' && e.index === 2)).toBe(false);
+    expect(stateName(r.snap)).toBe('failed');
+    expect(r.snap.context.failReason).toMatch(/^stage "mesh" failed/);
   });
 
-  it('a passing (or non-halting) stage check, a snapshot and a sandbox loss change nothing', () => {
-    const base = fold(firstRound());
-    for (const d of [
-      stage(true, false),
-      stage(false, false),
-      {
-        type: 'workspace.snapshotted',
-        round: 1,
-        reason: 'interval',
-        sandboxes: {},
-        durationMs: 1,
-      } as EventDraft,
-      {
-        type: 'sandbox.lost',
-        error: { code: 'CONTAINER_GONE', message: 'x' },
-        during: 'observing',
-        attempt: 1,
-      } as EventDraft,
-    ]) {
-      const r = step(base, ev(d));
-      expect(stateName(r.snapshot)).toBe('observing');
-      expect(r.effects).toEqual([]);
-      expect(r.snapshot.context).toEqual(base.context);
+  it('a passing hand-off check lets the round go on with its next action', () => {
+    const r = playEpisode(twoStages, {
+      decide: (n) => (n === 1 ? { kind: 'act', actions: [handoff, sh('after')] } : { kind: 'done' }),
+      stages: (round, after) => (after === 'handoff' ? [check('model', round, true)] : []),
+    });
+    expect(kinds(r.effects).slice(4, 8)).toEqual([
+      'handoff:1.0',
+      'checkStages:1',
+      'execute:1.1',
+      'checkStages:1',
+    ]);
+    expect(stateName(r.snap)).toBe('done');
+  });
+
+  it('a stage checked before its dependency scored must be recorded as blocked, and only then', () => {
+    const mesh = check('mesh', 1, true);
+    const { events } = playEpisode(twoStages, {
+      decide: (n) => (n === 1 ? { kind: 'act', actions: [sh()] } : { kind: 'done' }),
+      stages: (round, after) =>
+        after === 'round'
+          ? [
+              check('mesh', round, false, {
+                blockedBy: { stage: 'model', score: null, min: 1 },
+                halt: true,
+              }),
+            ]
+          : [],
+      score: 0,
+    });
+    expect(fold(events).context.status).toBe('failed');
+    // The same check recorded as verified (not blocked) breaks the `after` rule.
+    const at = events.findIndex((e) => e.type === 'stage.checked');
+    const altered = events.map((e, i) => (i === at ? { ...mesh, v: e.v, at: e.at } : e)) as EpisodeEvent[];
+    let caught: unknown;
+    try {
+      fold(altered);
+    } catch (e) {
+      caught = e;
     }
+    expect(isEventRejected(caught)).toBe(true);
+    expect(String(caught)).toMatch(/round 1: .*\(stage\.checked\) is not accepted in state checking_stages/);
   });
 });
 
 describe('clock rule', () => {
-  const resumed = (downtimeMs?: number): EventDraft => ({
-    type: 'episode.resumed',
-    worker: 'w',
-    state: 'observing',
-    sandboxes: {},
-    replayed: 1,
-    divergences: [],
-    interrupted: null,
-    ...(downtimeMs === undefined ? {} : { downtimeMs }),
-  });
-  const observe = (): EventDraft => ({ type: 'observation.recorded', round: 2, text: 'o' });
+  const task = machineTask({ limits: { wall_clock_sec: 10 } });
+  /** Round 1 played, then a worker takes over 59 s later; `downtimeMs` as its resume records. */
+  function takeOver(downtimeMs?: number) {
+    const { events } = playEpisode(task, { decide: () => ({ kind: 'act', actions: [sh()] }), stopAt: 5 });
+    const last = events.at(-1)!.at;
+    let snap = fold(events);
+    expect(stateName(snap)).toBe('observing');
+    const ev = (d: EventDraft, at: number) => ({ ...d, v: 3, at }) as EpisodeEvent;
+    snap = applyEvent(snap, ev({ type: 'episode.claimed', worker: 'w:2' }, last + 59_000));
+    snap = applyEvent(
+      snap,
+      ev(
+        {
+          type: 'episode.resumed',
+          worker: 'w:2',
+          state: 'observing',
+          reason: 'worker_lost',
+          sandboxes: {},
+          replayed: 1,
+          divergences: [],
+          interrupted: null,
+          ...(downtimeMs === undefined ? {} : { downtimeMs }),
+        },
+        last + 59_010,
+      ),
+    );
+    return applyEvent(snap, ev({ type: 'observation.recorded', round: 2, text: 'o' }, last + 59_020));
+  }
 
   it('downtime recorded on resume does not count against the wall-clock cap', () => {
-    // 60 s after the start, past the 10 s cap, but 59 s of it were downtime.
-    const events = [...firstRound(), ev(resumed(59_000), 59_000), ev(observe())];
-    const snap = fold(events);
-    expect(stateName(snap)).toBe('deciding');
-    expect(snap.context.startedAt).toBe(1_010 + 59_000);
+    expect(stateName(takeOver(59_010))).toBe('deciding');
   });
 
-  it('without downtime (or from an older log) the same gap hits the cap', () => {
-    for (const r of [resumed(), resumed(0)]) {
-      const snap = fold([...firstRound(), ev(r, 59_000), ev(observe())]);
+  it('without downtime the same gap hits the cap', () => {
+    for (const d of [undefined, 0]) {
+      const snap = takeOver(d);
       expect(stateName(snap)).toBe('verifying');
       expect(snap.context.limitReason).toBe('wall_clock');
     }

@@ -1,6 +1,7 @@
 /**
- * Deterministic replay: committed episode logs (v1 and v2) refold to their recorded states; an
- * altered log fails with a divergence naming the round; `--execute` re-runs an episode in a fresh
+ * Deterministic replay: committed episode logs (v1, v2 and v3) refold to their recorded states, each
+ * under the machine rules it was written with; an altered log fails with a divergence naming the
+ * round (a changed result, or — machine 2 — a rule broken, such as a skipped snapshot); `--execute` re-runs an episode in a fresh
  * sandbox and compares every observation.
  */
 import { readdir, readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +19,10 @@ import {
   ReplayDivergenceError,
 } from '../../actors/replay/index.js';
 import { decodeEvent, encodeEvent, EVENT_VERSION, type EpisodeEvent } from '../../streams/index.js';
+import { episodeMachine, fold, ownState, stateName, type EpisodeSnapshot } from '../../machines/index.js';
+import { snapshotDigest } from '../../actors/episode/index.js';
 import { cli } from '../helpers/cli.js';
+import { failed, machineTask, ok, playEpisode, sh } from '../helpers/machine-log.js';
 import { episodeKit, starter, type EpisodeKit } from '../helpers/episode.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/episodes');
@@ -34,6 +38,16 @@ async function altered(name: string, edit: (events: EpisodeEvent[]) => void): Pr
   return file;
 }
 
+/** The error replaying `file` throws (undefined when it replays). */
+async function divergenceOf(file: string): Promise<unknown> {
+  try {
+    buildTimeline(await readEventsFile(file));
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 const stdoutOf = (events: EpisodeEvent[], round: number) => {
   const e = events.find((x) => x.type === 'action.executed' && x.round === round);
   if (e?.type !== 'action.executed') throw new Error(`no action in round ${round}`);
@@ -45,12 +59,13 @@ describe('fold-mode replay of committed logs', () => {
     const files = (await readdir(FIXTURES)).filter((f) => f.endsWith('.b64'));
     expect(files.filter((f) => f.includes('.v1.')).length).toBeGreaterThanOrEqual(3);
     expect(files.filter((f) => f.includes('.v2.')).length).toBeGreaterThanOrEqual(2);
+    expect(files.filter((f) => f.includes('.v3.')).length).toBeGreaterThanOrEqual(2);
     for (const f of files) {
       const events = await readEventsFile(join(FIXTURES, f));
       const tl = buildTimeline(events);
       expect(tl.final.status, f).toBe('done');
       const decisions = events.filter((e) => e.type === 'agent.decided').length;
-      // v2 logs carry a digest per decision plus the final one; v1 logs only the final one.
+      // v2 and v3 logs carry a digest per decision plus the final one; v1 logs only the final one.
       expect(tl.checked, f).toBe(f.includes('.v1.') ? 1 : decisions + 1);
     }
   });
@@ -65,18 +80,43 @@ describe('fold-mode replay of committed logs', () => {
     const file = await altered('openscad-plate.v2.b64', (es) => {
       stdoutOf(es, 2).result.stderr += 'tampered\n';
     });
-    let caught: unknown;
-    try {
-      buildTimeline(await readEventsFile(file));
-    } catch (e) {
-      caught = e;
-    }
+    const caught = await divergenceOf(file);
     expect(isReplayDivergence(caught)).toBe(true);
     expect((caught as ReplayDivergenceError).round).toBe(2);
     expect((caught as Error).message).toMatch(/diverged in round 2/);
     const r = await cli(['replay', '--file', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/replay diverged in round 2/);
+    await rm(join(file, '..'), { recursive: true, force: true });
+  });
+
+  it('a v3 log (machine 2) whose due snapshot was left out fails replay naming the round', async () => {
+    const file = await altered('openscad-plate.v3.b64', (es) => {
+      const i = es.findIndex((e) => e.type === 'workspace.snapshotted' && e.round === 2);
+      expect(i).toBeGreaterThan(0);
+      es.splice(i, 1);
+    });
+    const caught = await divergenceOf(file);
+    expect(isReplayDivergence(caught)).toBe(true);
+    expect((caught as ReplayDivergenceError).round).toBe(2);
+    expect((caught as ReplayDivergenceError).kind).toBe('rejected');
+    expect((caught as Error).message).toMatch(
+      /replay diverged in round 2: event \d+ \(observation\.recorded in state snapshotting\) breaks the machine's rules; it expected an interval snapshot \(round 2\)/,
+    );
+    const r = await cli(['replay', '--file', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/replay diverged in round 2/);
+    await rm(join(file, '..'), { recursive: true, force: true });
+  });
+
+  it('an altered v3 log whose recorded result changed is caught by the next digest', async () => {
+    const file = await altered('openscad-plate.v3.b64', (es) => {
+      stdoutOf(es, 1).result.stdout += 'tampered\n';
+    });
+    await expect(readEventsFile(file).then(buildTimeline)).rejects.toMatchObject({
+      round: 1,
+      kind: 'digest',
+    });
     await rm(join(file, '..'), { recursive: true, force: true });
   });
 
@@ -100,6 +140,98 @@ describe('fold-mode replay of committed logs', () => {
     expect(parsed.rounds).toHaveLength(3);
     expect(parsed.checked).toBe(4);
     expect(parsed.finalState).toBe('done');
+  });
+});
+
+describe('the fold re-checks the rules the runner used to hold', () => {
+  /** Writes `events` as a log file and replays it through the CLI and `buildTimeline`. */
+  async function replayOf(events: EpisodeEvent[]) {
+    const dir = await mkdtemp(join(tmpdir(), 'engiloop-rules-'));
+    const file = join(dir, 'log.b64');
+    await writeFile(
+      file,
+      events.map((e) => Buffer.from(encodeEvent(e)).toString('base64')).join('\n') + '\n',
+    );
+    const caught = await divergenceOf(file);
+    const r = await cli(['replay', '--file', file]);
+    await rm(dir, { recursive: true, force: true });
+    return { caught: caught as ReplayDivergenceError | undefined, cli: r };
+  }
+
+  it('folding a committed log recorded by a live run gives the digests that run recorded, and a JSON round trip of the state is the same state', async () => {
+    // The digests were computed by the runner in another process when the fixture was recorded
+    // (test/fixtures/episodes/record.ts); here only the fold computes them.
+    const events = await readEventsFile(join(FIXTURES, 'openscad-plate.v3.b64'));
+    const recorded = events.flatMap((e, i) =>
+      e.type === 'agent.decided'
+        ? [{ i, digest: e.stateDigest }]
+        : e.type === 'episode.ended'
+          ? [{ i, digest: e.snapshotDigest }]
+          : [],
+    );
+    expect(recorded).toHaveLength(4);
+    for (const { i, digest } of recorded)
+      expect(snapshotDigest(fold(events.slice(0, i))), `event ${i}`).toBe(digest);
+    const final = fold(events) as EpisodeSnapshot;
+    const restored = episodeMachine.resolveState(
+      JSON.parse(JSON.stringify(episodeMachine.getPersistedSnapshot(final))),
+    );
+    expect(ownState(restored)).toEqual(ownState(final));
+    expect(stateName(restored)).toBe('done');
+  });
+
+  it('an action recorded as run after a failed GUI action fails replay naming the round', async () => {
+    const task = machineTask({
+      interface: 'gui',
+      environment: {
+        sandboxes: { main: { image: 'engiloop/desktop:latest', desktop: { app: 'librecad' } } },
+      },
+      limits: { max_rounds: 4 },
+    });
+    const { events } = playEpisode(task, {
+      decide: (n) => (n <= 2 ? { kind: 'act', actions: [sh('a'), sh('b')] } : { kind: 'done' }),
+      result: (round, i) => (round === 2 && i === 0 ? failed : ok),
+    });
+    expect((await replayOf(events)).caught).toBeUndefined();
+    const altered = events.map((e) =>
+      e.type === 'action.executed' && e.round === 2 && e.index === 1 ? { ...e, result: ok } : e,
+    );
+    const { caught, cli: r } = await replayOf(altered);
+    expect(isReplayDivergence(caught)).toBe(true);
+    expect(caught!.round).toBe(2);
+    expect(caught!.message).toMatch(
+      /diverged in round 2: .*action\.executed in state acting.*expected the outcome of skip \(round 2, action 2\)/,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/replay diverged in round 2/);
+  });
+
+  it('a restore past the lost-sandbox budget fails replay naming the round', async () => {
+    let n = 0;
+    const lost = (attempt: number) => ({
+      type: 'sandbox.lost' as const,
+      error: { code: 'CONTAINER_GONE', message: 'gone' },
+      during: 'acting',
+      attempt,
+    });
+    const { events } = playEpisode(machineTask({ limits: { sandbox_retries: 1 } }), {
+      decide: (k) => (k <= 3 ? { kind: 'act', actions: [sh()] } : { kind: 'done' }),
+      // A loss in round 1 (restored), and one in round 3 (past the budget: infra_error).
+      fault: (e, _k, snap) =>
+        e.type === 'execute' && (e.round === 1 || e.round === 3) && e.round > n
+          ? ((n = e.round), lost(snap.context.losses + 1))
+          : null,
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'episode.ended', status: 'infra_error' });
+    expect((await replayOf(events)).caught).toBeUndefined();
+    // The same log, with the runner going on past the budget: restored, then done.
+    const cut = events.findIndex((e) => e.type === 'sandbox.lost' && e.attempt === 2);
+    const resumed = events.find((e) => e.type === 'episode.resumed')!;
+    const altered = [...events.slice(0, cut + 1), { ...resumed, at: events[cut]!.at + 5 }];
+    const { caught, cli: r } = await replayOf(altered);
+    expect(caught!.round).toBe(3);
+    expect(caught!.message).toMatch(/diverged in round 3: .*episode\.resumed in state infra_error/);
+    expect(r.code).toBe(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasCode } from '../../machines/errors.js';
+import { hasCode } from '../../core/index.js';
 import {
   BlobDigestError,
   BlobStore,

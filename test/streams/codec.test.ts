@@ -1,6 +1,6 @@
 import { Packr, Unpackr } from 'msgpackr';
 import { describe, expect, it, vi } from 'vitest';
-import { hasCode } from '../../machines/errors.js';
+import { hasCode } from '../../core/index.js';
 import { CodecError, decodeEvent, encodeEvent, type ActionExecuted } from '../../streams/index.js';
 import { episode, executed } from './fixtures.js';
 

@@ -1,5 +1,4 @@
 /** Small, realistic episode events for the streams tests. */
-import type { Task } from '../../tasks/index.js';
 import {
   EVENT_VERSION,
   type ActionExecuted,
@@ -34,7 +33,9 @@ export function episode(episodeId: string, rounds = 3): EpisodeEvent[] {
       type: 'episode.started',
       episodeId,
       runId: 'run-1',
-      task: { id: 'bracket', title: 'Bracket' } as unknown as Task,
+      machine: 2,
+      flags: [],
+      task: { id: 'bracket', title: 'Bracket' },
       agent: 'scripted',
     },
     { v: EVENT_VERSION, at: 1_733_000_000_001, type: 'sandbox.provisioned', sandboxes: { cad: 'c0ffee' } },

@@ -5,7 +5,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../tasks/index.js';
 import {
   BlobStore,
   collectGarbage,
@@ -50,7 +49,9 @@ const started = (id: string): EventDraft => ({
   type: 'episode.started',
   episodeId: id,
   runId: 'run-gc',
-  task: { id: 'bracket', title: 'Bracket' } as unknown as Task,
+  machine: 2,
+  flags: [],
+  task: { id: 'bracket', title: 'Bracket' },
   agent: 'scripted',
 });
 const ended: EventDraft = {

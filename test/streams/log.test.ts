@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasCode } from '../../machines/errors.js';
+import { hasCode } from '../../core/index.js';
 import { EpisodeLog, EVENTS_STREAM, LogConflictError } from '../../streams/index.js';
 import { startTestNats, type TestNats } from '../helpers/nats.js';
 import { episode, executed } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasCode } from '../../machines/errors.js';
+import { hasCode } from '../../core/index.js';
 import { connectNats, NatsServerError, startNatsServer } from '../../streams/index.js';
 
 describe('startNatsServer / connectNats', () => {

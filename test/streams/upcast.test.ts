@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Packr } from 'msgpackr';
-import { hasCode } from '../../machines/errors.js';
+import { hasCode } from '../../core/index.js';
 import { decodeEvent, EVENT_VERSION, upcast, type UpcasterRegistry } from '../../streams/index.js';
 
 // A made-up v0 shape: observations stored their text as `body`.
@@ -50,8 +50,8 @@ describe('upcast', () => {
   });
 });
 
-describe('the v1 → v2 step of this build', () => {
-  it('gives v1 decisions a null state digest and leaves other types alone', () => {
+describe('the steps of this build', () => {
+  it('v1 → v2 gives decisions a null state digest and leaves other types alone (then on to v3)', () => {
     const decided = {
       v: 1,
       at: 1,
@@ -61,8 +61,31 @@ describe('the v1 → v2 step of this build', () => {
       decision: { kind: 'done' },
       latencyMs: 3,
     };
-    expect(upcast(decided)).toEqual({ ...decided, v: 2, stateDigest: null });
+    expect(upcast(decided)).toEqual({ ...decided, v: EVENT_VERSION, stateDigest: null });
     const obs = { v: 1, at: 1, type: 'observation.recorded', round: 1, text: 'x' };
-    expect(upcast(obs)).toEqual({ ...obs, v: 2 });
+    expect(upcast(obs)).toEqual({ ...obs, v: EVENT_VERSION });
+  });
+
+  it('v2 → v3 records that the episode ran under machine 1, with no flags', () => {
+    const started = {
+      v: 2,
+      at: 1,
+      type: 'episode.started',
+      episodeId: 'e',
+      runId: 'r',
+      task: { id: 't' },
+      agent: 'a',
+    };
+    expect(upcast(started)).toEqual({ ...started, v: 3, machine: 1, flags: [] });
+    const ended = {
+      v: 2,
+      at: 2,
+      type: 'episode.ended',
+      status: 'done',
+      score: 1,
+      rounds: 1,
+      snapshotDigest: 'x',
+    };
+    expect(upcast(ended)).toEqual({ ...ended, v: 3 });
   });
 });

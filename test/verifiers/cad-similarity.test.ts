@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { massMoments, principalAxes } from '../../verifiers/cad/align.js';
 import { stopOcct } from '../../verifiers/cad/index.js';
 import { parseStl } from '../../verifiers/cad/stl-parse.js';

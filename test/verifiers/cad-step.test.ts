@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { stopOcct } from '../../verifiers/cad/index.js';
 import { holesOf, matchHoles } from '../../verifiers/cad/holes.js';
 import { verifyCriterion, type RunTool, type Verdict } from '../../verifiers/index.js';

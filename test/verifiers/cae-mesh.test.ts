@@ -4,7 +4,7 @@
  * truncated, binary and wrong-format files fail with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { contextFor, makeWithTool, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
 

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { parseGcode } from '../../verifiers/cam/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { contextFor, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';

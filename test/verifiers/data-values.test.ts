@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { DataValuesParams, lookup, parseCsvTable, pathKeys } from '../../verifiers/data/index.js';
 import { criterionProblem, verifyAll, verifyCriterion, type RunTool } from '../../verifiers/index.js';

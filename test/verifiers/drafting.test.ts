@@ -4,7 +4,7 @@
  * dimensions, moved geometry, truncated, binary, empty, not a DXF); and the AutoCAD-Bench formula.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { draftingScore } from '../../verifiers/drafting/index.js';
 import { plainMtext } from '../../verifiers/drafting/dxf-read.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';

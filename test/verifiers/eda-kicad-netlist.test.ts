@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { comparePinPairs, componentValue, KicadNetlistParams } from '../../verifiers/eda/index.js';
 import { criterionProblem, verifyAll, type RunTool } from '../../verifiers/index.js';

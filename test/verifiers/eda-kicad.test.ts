@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { compareNetlists, KICAD_IMAGE, parseDrcReport, runDrc } from '../../verifiers/eda/index.js';
 import { verifyCriterion, type RunTool, type Verdict } from '../../verifiers/index.js';
 import { tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';

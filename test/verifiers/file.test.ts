@@ -3,7 +3,7 @@
  * Verilog; wrong, empty, truncated and missing files fail with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { verifyCriterion } from '../../verifiers/index.js';
 import { contextFor, makeWithTool, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
 

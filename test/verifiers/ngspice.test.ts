@@ -4,7 +4,7 @@
  * kinds can be restricted. Forging attempts are in red-team-eda.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { checkNetlist, prepareNetlist, readMeasurement } from '../../verifiers/eda/netlist.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { contextFor, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';

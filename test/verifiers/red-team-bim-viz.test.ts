@@ -9,7 +9,7 @@
 import { cp, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { verifierRules, verifyAll, verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { BLENDER_IMAGE } from '../../verifiers/viz/index.js';

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { stopOcct } from '../../verifiers/cad/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { contextFor, makeWithTool, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';

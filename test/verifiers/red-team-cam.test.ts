@@ -7,7 +7,7 @@
  * moves; each attempt fails with a reason that names it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { contextFor, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';
 import {

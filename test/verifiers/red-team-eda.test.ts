@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { KICAD_IMAGE, runDrc } from '../../verifiers/eda/index.js';
 import { verifierRules, verifyCriterion, type RunTool, type Verdict } from '../../verifiers/index.js';

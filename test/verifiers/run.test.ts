@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import {
   criterionProblem,
   getVerifier,

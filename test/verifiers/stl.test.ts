@@ -3,7 +3,7 @@
  * and on defective files derived from them (truncated, corrupt, open, empty, not an STL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { parseStl, sniffStl } from '../../verifiers/cad/stl-parse.js';
 import { weld } from '../../verifiers/cad/weld.js';
 import {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { countChecks, readBenchOutput, sealTestbench } from '../../verifiers/eda/verilog-bench.js';
 import { scanDesign } from '../../verifiers/eda/verilog-scan.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';

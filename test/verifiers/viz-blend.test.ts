@@ -3,7 +3,7 @@
  * another way), and defective ones: wrong values, truncated, garbage, wrong format, empty.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { BLENDER_IMAGE } from '../../verifiers/viz/index.js';
 import { contextFor, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';

@@ -6,7 +6,7 @@
  */
 import { Document, NodeIO } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asyncDispose } from '../../actors/sandbox/index.js';
+import { asyncDispose } from '../../core/index.js';
 import { verifyCriterion, type Verdict } from '../../verifiers/index.js';
 import { BLENDER_IMAGE } from '../../verifiers/viz/index.js';
 import { contextFor, tempDir, toolKit, writeFiles } from '../helpers/artifacts.js';

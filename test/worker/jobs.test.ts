@@ -10,6 +10,7 @@ import { readEventsFile } from '../../actors/replay/index.js';
 import { newRunId } from '../../actors/run/index.js';
 import { packTask, runWorker, type WorkerEnv } from '../../actors/worker/index.js';
 import { JobQueue, RunIndex } from '../../streams/index.js';
+import { taskRecord } from '../../tasks/index.js';
 import { episodeKit, starter, type EpisodeKit } from '../helpers/episode.js';
 
 let kit: EpisodeKit;
@@ -52,7 +53,7 @@ describe('jobs', () => {
     await env.queue.submit(job);
     expect(await runWorker(env, { concurrency: 1, heartbeatMs: 1_000, idleExitMs: 1_500 })).toBe(1);
     const first = await kit.log.readRaw(episodeId);
-    expect(first.at(-1)).toBeDefined();
+    expect((await kit.log.read(episodeId)).at(-1)?.type).toBe('episode.ended');
     // Delivered again (as after a redelivery past the dedupe window): acknowledged, nothing appended.
     await env.queue.js.publish(`engiloop.job.${runId}`, JSON.stringify(job), { msgID: `${episodeId}:again` });
     const seen: string[] = [];
@@ -66,6 +67,7 @@ describe('jobs', () => {
     ).toBe(1);
     expect(seen).toEqual(['done']);
     expect((await kit.log.readRaw(episodeId)).length).toBe(first.length);
+    expect((await kit.log.read(episodeId)).at(-1)?.type).toBe('episode.ended');
     expect(await env.queue.pending()).toEqual({ waiting: 0, inProgress: 0 });
     // The last worker to finish an episode of the run records the run as finished.
     expect((await env.runs.get(runId))?.finished).not.toBeNull();
@@ -75,7 +77,7 @@ describe('jobs', () => {
     const lt = await starter('openscad-plate');
     // A half-done episode: the first rounds of a recorded log, appended under a new id.
     const recorded = await readEventsFile(
-      join(import.meta.dirname, '../fixtures/episodes/openscad-plate.v2.b64'),
+      join(import.meta.dirname, '../fixtures/episodes/openscad-plate.v3.b64'),
     );
     const episodeId = `${newRunId()}-openscad-plate-1`;
     // Shifted to now: the episode's wall-clock cap counts from its recorded start.
@@ -83,7 +85,7 @@ describe('jobs', () => {
     const prior = recorded
       .slice(0, 6)
       .map((e) => ({ ...e, at: e.at + shift }))
-      .map((e) => (e.type === 'episode.started' ? { ...e, episodeId, task: lt.task } : e));
+      .map((e) => (e.type === 'episode.started' ? { ...e, episodeId, task: taskRecord(lt.task) } : e));
     const w = kit.log.writer(episodeId);
     for (const e of prior) await w.append(e);
     // Two workers both believe they hold the episode; B appends first.
@@ -111,6 +113,7 @@ describe('jobs', () => {
     const events = await kit.log.read(episodeId);
     expect(events.filter((e) => e.type === 'episode.resumed')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'episode.ended')).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe('episode.ended');
     expect(await kit.leftovers()).toEqual([]);
   });
 });

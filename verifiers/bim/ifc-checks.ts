@@ -41,7 +41,7 @@ const n3 = (v: readonly number[]): string => `[${v.map((x) => Number(x.toFixed(3
  * inside a storey counts), or that of the whole it is aggregated into. A door that only fills an
  * opening is not in a storey: containment must be stated.
  */
-export function storeyOf(f: IfcFacts, id: number): IfcElement | undefined {
+function storeyOf(f: IfcFacts, id: number): IfcElement | undefined {
   const seen = new Set<number>();
   let cur: number | undefined = id;
   while (cur !== undefined && !seen.has(cur)) {
@@ -54,7 +54,7 @@ export function storeyOf(f: IfcFacts, id: number): IfcElement | undefined {
 }
 
 /** Elements matching a selection. */
-export function selectElements(f: IfcFacts, s: IfcSelect): IfcElement[] {
+function selectElements(f: IfcFacts, s: IfcSelect): IfcElement[] {
   const re = s.name_pattern === undefined ? undefined : new RegExp(s.name_pattern);
   return [...f.elements.values()].filter(
     (e) =>

@@ -162,7 +162,7 @@ function summariseExpected(p: IfcModelParams): unknown {
 }
 
 /** Tallies the parts, applies weights and the required parts. */
-export function judge(p: IfcModelParams, results: IfcCheckResult[], rel: string, schema: string): Verdict {
+function judge(p: IfcModelParams, results: IfcCheckResult[], rel: string, schema: string): Verdict {
   const parts = IfcPart.options.filter((part) => results.some((r) => r.part === part));
   const tally: Partial<Record<IfcPart, IfcPartTally>> = {};
   for (const part of parts) {

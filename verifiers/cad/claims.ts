@@ -54,11 +54,7 @@ function states(text: string, n: number): boolean {
  * The claims that speak of `property` or state one of `wanted`: what a file says about itself to
  * pass. Small integers match only beside a keyword (a date or a version has them everywhere).
  */
-export function claimsAbout(
-  claims: readonly SelfClaim[],
-  property: string,
-  wanted: readonly number[],
-): SelfClaim[] {
+function claimsAbout(claims: readonly SelfClaim[], property: string, wanted: readonly number[]): SelfClaim[] {
   const words = KEYWORDS[property] ?? [property];
   return claims.filter((c) => {
     const t = c.text.toLowerCase();

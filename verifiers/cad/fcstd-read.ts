@@ -65,7 +65,7 @@ export async function readFcstd(bytes: Buffer): Promise<FcDocument> {
 }
 
 /** Parses `Document.xml`: the object list and, per object, its label and stored shape file. */
-export function parseDocumentXml(xml: string): Omit<FcDocument, 'entry'> {
+function parseDocumentXml(xml: string): Omit<FcDocument, 'entry'> {
   const root = /<Document\b([^>]*)>/.exec(xml);
   if (root === null) throw new ArtifactInvalidError('Document.xml has no <Document> element');
   const list = /<Objects\b[^>]*>([\s\S]*?)<\/Objects>/.exec(xml)?.[1] ?? '';

@@ -55,7 +55,7 @@ const ShapeCheck = z.discriminatedUnion(
 );
 
 /** Params of `fcstd.document`. */
-export const FcstdDocumentParams = z.discriminatedUnion('check', [ObjectsCheck, ShapeCheck]);
+const FcstdDocumentParams = z.discriminatedUnion('check', [ObjectsCheck, ShapeCheck]);
 export type FcstdDocumentParams = z.infer<typeof FcstdDocumentParams>;
 
 /** The `fcstd.document` verifier. */

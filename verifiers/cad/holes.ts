@@ -49,14 +49,14 @@ export function holesOf(cylinders: readonly CylinderFace[], tol = 1e-6): Hole[] 
 }
 
 /** Distance from `p` to the axis of `h`. */
-export function distanceToAxis(p: Vec3, h: Pick<Hole, 'axisPoint' | 'axis'>): number {
+function distanceToAxis(p: Vec3, h: Pick<Hole, 'axisPoint' | 'axis'>): number {
   const d = sub(p, h.axisPoint);
   const t = dot(d, h.axis);
   return Math.hypot(d[0] - t * h.axis[0], d[1] - t * h.axis[1], d[2] - t * h.axis[2]);
 }
 
 /** Whether hole `h` satisfies `e` within `tol`. */
-export function holeMatches(h: Hole, e: ExpectedHole, tol: HoleTolerance): boolean {
+function holeMatches(h: Hole, e: ExpectedHole, tol: HoleTolerance): boolean {
   const n = Math.hypot(...e.axis);
   const cos = Math.abs(dot(h.axis, e.axis)) / (n === 0 ? 1 : n);
   return (

@@ -106,7 +106,7 @@ export interface Solidity {
  * smallest part whose material wholly holds it; the solids left (part minus its cavities) must not
  * overlap. One positive part, the common case, costs nothing.
  */
-export function solidityOf(wasm: ManifoldModule, parts: readonly Manifold[]): Solidity {
+function solidityOf(wasm: ManifoldModule, parts: readonly Manifold[]): Solidity {
   const out: Solidity = { inverted: [], overlap: 0 };
   if (parts.length === 1) return out;
   const made: Manifold[] = [];

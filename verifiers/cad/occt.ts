@@ -13,7 +13,7 @@ import { ArtifactInvalidError, VerifierError, VerifierTimeoutError } from '../er
 import type { BrepFacts, BrepKind } from './occt-facts.js';
 import type { OcctRequest, OcctResponse } from './occt-worker.js';
 
-export type { BrepFacts, BrepKind, CylinderFace, Vec3 } from './occt-facts.js';
+export type { BrepFacts, BrepKind } from './occt-facts.js';
 
 /** Options of `measureBrep`. */
 export interface MeasureBrepOptions {

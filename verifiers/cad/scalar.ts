@@ -94,12 +94,12 @@ export function judgeScalar(label: string, m: number, p: ScalarGoal, source?: st
 }
 
 /** A tolerance object with only the parts given, for `tolerance` fields. */
-export function tolerance(rel: number | undefined, abs: number | undefined): Record<string, number> {
+function tolerance(rel: number | undefined, abs: number | undefined): Record<string, number> {
   return { ...(rel === undefined ? {} : { rel }), ...(abs === undefined ? {} : { abs }) };
 }
 
 /** Compares a scalar with a relative and/or absolute tolerance (the larger allowance wins). */
-export function withinTolerance(
+function withinTolerance(
   measured: number,
   expected: number,
   rel: number | undefined,

@@ -24,10 +24,10 @@ import { solidKind, solidMesh } from './solid-mesh.js';
 import type { IndexedMesh } from './weld.js';
 
 /** Reference files tried, in order, when `reference` is not given. */
-export const DEFAULT_REFERENCES = ['hidden/reference.step', 'hidden/reference.stl', 'hidden/reference.brep'];
+const DEFAULT_REFERENCES = ['hidden/reference.step', 'hidden/reference.stl', 'hidden/reference.brep'];
 
 /** Params of `shape.similarity`. */
-export const ShapeSimilarityParams = z.object({
+const ShapeSimilarityParams = z.object({
   /** Reference solid, relative to the task folder; default: the first of `DEFAULT_REFERENCES` present. */
   reference: taskFile().optional(),
   /** Smallest IoU that passes. */
@@ -106,7 +106,7 @@ async function findReference(
 }
 
 /** The IoU of `a` moved onto `b`, best over the alignments `align` allows. */
-export async function bestIou(
+async function bestIou(
   a: IndexedMesh,
   b: IndexedMesh,
   align: ShapeSimilarityParams['align'],

@@ -20,7 +20,7 @@ const common = {
 };
 
 /** Params of `step.geometry`: a property (see `BrepPropertyParams`) plus `format` and time limit. */
-export const StepGeometryParams = z.discriminatedUnion('property', brepPropertyVariants(common));
+const StepGeometryParams = z.discriminatedUnion('property', brepPropertyVariants(common));
 export type StepGeometryParams = z.infer<typeof StepGeometryParams>;
 
 /** The `step.geometry` verifier. */
@@ -47,7 +47,7 @@ export const stepGeometry = defineVerifier({
 });
 
 /** The B-rep kind to read a file as. */
-export function brepKind(param: 'auto' | BrepKind, declared: string | undefined, rel: string): BrepKind {
+function brepKind(param: 'auto' | BrepKind, declared: string | undefined, rel: string): BrepKind {
   if (param !== 'auto') return param;
   const f = (declared ?? path.extname(rel).slice(1)).toLowerCase();
   return f === 'brep' || f === 'brp' ? 'brep' : 'step';

@@ -20,7 +20,7 @@ const common = {
 };
 
 /** Params of `stl.geometry`, by property. */
-export const StlGeometryParams = z.discriminatedUnion('property', [
+const StlGeometryParams = z.discriminatedUnion('property', [
   z.object({ property: z.literal('manifold'), ...common }),
   /** Volume in the file's units cubed: `expected` with `rel_tol`/`abs_tol`, or one value goal. */
   z.object({ property: z.literal('volume'), ...scalarGoalParams, ...common }).superRefine((p, ctx) => {

@@ -18,7 +18,7 @@ export interface IndexedMesh {
 export type WeldMode = 'exact' | 'quantized';
 
 /** Relative weld distance of `quantized` mode, as a fraction of the bounding-box diagonal. */
-export const WELD_TOLERANCE = 1e-6;
+const WELD_TOLERANCE = 1e-6;
 
 /** Welds a soup into an indexed mesh. */
 export function weld(soup: TriangleSoup, mode: WeldMode): IndexedMesh {

@@ -4,7 +4,7 @@ import { goalsGiven, ONE_GOAL, valueGoalParams } from '../judge-value.js';
 import { MATCH_TOL } from './result-compare.js';
 
 /** Tool image with calculix-ccx. */
-export const CCX_IMAGE = 'engiloop/cli:latest';
+const CCX_IMAGE = 'engiloop/cli:latest';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const box = z.object({ min: vec3, max: vec3 });

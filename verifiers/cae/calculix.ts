@@ -35,8 +35,6 @@ import { describeMotion, rigidMotion } from './rigid.js';
 import { findBlock } from './frd-parse.js';
 import { compareResults } from './result-compare.js';
 
-export { CalculixResultParams, CCX_IMAGE } from './calculix-params.js';
-
 /** The `calculix.result` verifier. */
 export const calculixResult = defineVerifier({
   name: 'calculix.result',

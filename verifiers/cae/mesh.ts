@@ -18,7 +18,7 @@ const range = z
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 
 /** Params of `mesh.check`. Every check given must hold. */
-export const MeshCheckParams = z.object({
+const MeshCheckParams = z.object({
   /** Node count range (inclusive). */
   nodes: range.optional(),
   /** Range of the count of elements of the mesh's dimension (tets/hexes in 3-D, not boundary faces). */

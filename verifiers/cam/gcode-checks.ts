@@ -24,7 +24,7 @@ export const withNotes = (reason: string, w: Pick<Work, 'notes'>): string =>
   w.notes.length === 0 ? reason : `${reason}; ${w.notes.join('; ')}`;
 
 /** The failing verdict of a check that finds no working moves. */
-export function noWork(w: Work, prog: GcodeProgram): Verdict {
+function noWork(w: Work, prog: GcodeProgram): Verdict {
   const tools = w.tool === undefined ? '' : `; tools used: ${toolsUsed(prog)}`;
   return {
     passed: false,

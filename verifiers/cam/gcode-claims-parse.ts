@@ -88,7 +88,7 @@ function sum(s: string): number {
 }
 
 /** `1d 2h 29m 51s` → seconds. */
-export function duration(s: string): number {
+function duration(s: string): number {
   let t = 0;
   for (const m of s.matchAll(/(\d+)\s*([dhms])/g))
     t += Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as 'd']!;

@@ -33,7 +33,7 @@ function curaPlaceholder(c: GcodeClaims): boolean {
 }
 
 /** The print time the file claims: the header's, else Cura's last `;TIME_ELAPSED:`. */
-export function timeClaim(c: GcodeClaims): Said | undefined {
+function timeClaim(c: GcodeClaims): Said | undefined {
   return c.timeSec !== undefined && !curaPlaceholder(c) ? c.timeSec : c.elapsedSec;
 }
 

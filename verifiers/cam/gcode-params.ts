@@ -223,5 +223,3 @@ export const GcodeCheckParams = z.discriminatedUnion('check', [
 export type GcodeCheckParams = z.infer<typeof GcodeCheckParams>;
 /** The params of one check. */
 export type CheckParams<C extends GcodeCheckParams['check']> = Extract<GcodeCheckParams, { check: C }>;
-/** The kinematic limits of the print-time estimate. */
-export type MachineParams = z.infer<typeof MachineSchema>;

@@ -11,7 +11,7 @@ import { ArtifactInvalidError } from '../errors.js';
 import { deadline } from '../timeout.js';
 import { readClaim, type GcodeClaims } from './gcode-claims-parse.js';
 
-export type { GcodeClaims, Said } from './gcode-claims-parse.js';
+export type { GcodeClaims } from './gcode-claims-parse.js';
 
 /** One straight move (arcs are split into chords). */
 export interface Move {

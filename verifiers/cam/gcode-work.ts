@@ -43,8 +43,7 @@ export function toolNumber(t: number | string | undefined): number | undefined {
 }
 
 /** A move that extrudes while moving in XY. */
-export const isExtruding = (m: Move): boolean =>
-  m.e > 1e-9 && (m.from[0] !== m.to[0] || m.from[1] !== m.to[1]);
+const isExtruding = (m: Move): boolean => m.e > 1e-9 && (m.from[0] !== m.to[0] || m.from[1] !== m.to[1]);
 
 /** The mode: the params', else `fdm` when any move extrudes. */
 export function modeOf(p: { mode?: 'fdm' | 'cnc' | undefined }, prog: GcodeProgram): 'fdm' | 'cnc' {

@@ -17,10 +17,8 @@ import { complete } from './gcode-complete.js';
 import { GcodeCheckParams } from './gcode-params.js';
 import { parseGcode, type GcodeProgram } from './gcode-parse.js';
 
-export { GcodeCheckParams } from './gcode-params.js';
-
 /** Judges one check on an interpreted program. */
-export function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
+function judgeCheck(p: GcodeCheckParams, prog: GcodeProgram): Verdict {
   switch (p.check) {
     case 'envelope':
       return envelope(p, prog);

@@ -84,7 +84,7 @@ function bad(v: unknown): Found {
 }
 
 /** Splits CSV text into records (RFC 4180: quoted fields, doubled quotes, newlines in quotes). */
-export function parseCsv(text: string, delimiter = ','): string[][] | { error: string } {
+function parseCsv(text: string, delimiter = ','): string[][] | { error: string } {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';

@@ -13,7 +13,7 @@ import type { Verdict } from '../types.js';
 import { lookup, parseCsvTable, type Found } from './lookup.js';
 
 /** One value to check. Give `expected` (with a tolerance), or `min`/`max`, or both. */
-export const DataValueSpec = z
+const DataValueSpec = z
   .object({
     /**
      * Where the value is. JSON: a JSON pointer (`/storeys/Level 0/doors`) or a dotted path

@@ -34,7 +34,7 @@ const EntityRule = z
   .refine((r) => r.type !== undefined || r.layer !== undefined, 'give type, layer or both');
 
 /** Params of `dxf.drawing`, by `check`. */
-export const DxfDrawingParams = z.discriminatedUnion('check', [
+const DxfDrawingParams = z.discriminatedUnion('check', [
   z.object({ check: z.literal('layers'), expected: z.array(LayerItem).min(1), ...timeout }),
   z.object({ check: z.literal('entities'), expected: z.array(EntityRule).min(1), ...timeout }),
   z.object({

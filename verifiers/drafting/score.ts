@@ -23,14 +23,14 @@ import {
 } from './spec.js';
 
 /** Part weights (fractions of 100). */
-export const DRAFTING_WEIGHTS = {
+const DRAFTING_WEIGHTS = {
   geometry: 0.6,
   dimensions: 0.25,
   annotations: 0.1,
   presentation: 0.05,
 } as const;
 /** Score at or above which a drawing counts as completed. */
-export const DRAFTING_PASS = 75;
+const DRAFTING_PASS = 75;
 
 /** The four part fractions, each in [0, 1]. */
 export interface DraftingParts {
@@ -67,7 +67,7 @@ export function draftingScore(parts: DraftingParts): {
 }
 
 /** Params of `drafting.score`: the expected drawing and tolerances. */
-export const DraftingScoreParams = z.object({
+const DraftingScoreParams = z.object({
   spec: z.object({
     geometry: z.array(GeometryItem).min(1),
     dimensions: z.array(DimensionItem).default([]),

@@ -238,7 +238,7 @@ export function readGerberFile(name: string, bytes: Buffer): GerberFile {
 }
 
 /** Uncompressed sizes of a zip's entries, from its central directory; null when it cannot be read. */
-export function zipSizes(b: Buffer): number[] | null {
+function zipSizes(b: Buffer): number[] | null {
   for (let e = b.length - 22; e >= Math.max(0, b.length - 65_557); e--) {
     if (b.readUInt32LE(e) !== 0x06054b50) continue;
     const sizes: number[] = [];

@@ -13,17 +13,7 @@ import { defineVerifier } from '../define.js';
 import type { Verdict } from '../types.js';
 import { canonLayer, LAYER, readGerberFile, readPackage, type GerberFile } from './gerber-read.js';
 
-export {
-  canonLayer,
-  layerOfFunction,
-  layerOfName,
-  parseGerber,
-  readGerberFile,
-  readPackage,
-  zipSizes,
-  type Box,
-  type GerberFile,
-} from './gerber-read.js';
+export { canonLayer, layerOfFunction, layerOfName, parseGerber } from './gerber-read.js';
 
 const layerName = z
   .string()

@@ -30,7 +30,7 @@ import { round3 } from './sexpr.js';
 const pin = z.string().regex(/^[^.\s]+\.[^.\s]+$/, 'a pin such as R1.2');
 
 /** Params of `kicad.board`; give at least one of `drc`, `netlist`, `board`. */
-export const KicadBoardParams = z
+const KicadBoardParams = z
   .object({
     /** Run DRC: gates on violations (of the counted severities) and unconnected items. */
     drc: z

@@ -33,7 +33,7 @@ if board is None or not pcbnew.WriteDRCReport(board, 'engiloop_drc.rpt', pcbnew.
  * The shell command that runs DRC on `board` in /workspace. HOME points to a fresh folder seeded
  * with empty library tables, so first-start dialogs and a read-only home cannot block pcbnew.
  */
-export function drcCommand(board: string): string {
+function drcCommand(board: string): string {
   return [
     'export HOME=/tmp/engiloop-kicad-home',
     'mkdir -p $HOME/.config/kicad/6.0',

@@ -69,7 +69,7 @@ const field = (x: SExpr[] | undefined, name: string): string | undefined =>
   x === undefined ? undefined : atom(children(x, name)[0]?.[1]);
 
 /** Parses KiCad netlist text. Throws `ArtifactInvalidError` for anything else. */
-export function readKicadNetlist(text: string): KicadNetlist {
+function readKicadNetlist(text: string): KicadNetlist {
   if (!/^\s*\(export\b/.test(text)) {
     const t = text.trimStart();
     const seen = t.startsWith('( {')

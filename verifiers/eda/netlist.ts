@@ -259,7 +259,7 @@ export function readMeasurement(
 }
 
 /** The first error ngspice reported, with the line or two after it (the offending netlist line). */
-export function firstError(text: string): string | undefined {
+function firstError(text: string): string | undefined {
   const lines = text.split('\n').map((l) => l.trim());
   const i = lines.findIndex((l) => /\berror\b/i.test(l) || /simulation interrupted/i.test(l));
   if (i < 0) return undefined;

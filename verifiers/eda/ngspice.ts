@@ -22,7 +22,7 @@ export const CLI_IMAGE = 'engiloop/cli:latest';
 const elementKind = z.enum(Object.keys(ELEMENT_KINDS) as [string, ...string[]]);
 
 /** Params of `spice.measure`. Give exactly one of `range`, `target`, `lower_is_better`, `higher_is_better`. */
-export const SpiceMeasureParams = z
+const SpiceMeasureParams = z
   .object({
     /**
      * Lines run inside `.control … .endc` (without those two lines), e.g.

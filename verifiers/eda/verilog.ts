@@ -23,7 +23,7 @@ import { countChecks, readBenchOutput, sealTestbench } from './verilog-bench.js'
 import { scanDesign } from './verilog-scan.js';
 
 /** Params of `verilog.testbench`. */
-export const VerilogTestbenchParams = z.object({
+const VerilogTestbenchParams = z.object({
   /** Testbench path relative to the task folder, e.g. `hidden/tb_counter.v`. */
   testbench: taskFile(),
   /** Top module of the simulation (the testbench module, as the testbench names it). */

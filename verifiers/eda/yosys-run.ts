@@ -21,7 +21,7 @@ export interface YosysJob {
 }
 
 /** A marker sealed with `nonce`. */
-export const sealedMark =
+const sealedMark =
   (nonce: string) =>
   (s: string): string =>
     `@@ENGILOOP-${s}-${nonce}@@`;

@@ -26,7 +26,7 @@ import {
   type CellStats,
 } from './yosys-stat.js';
 
-export { readYosysOutput, yosysCommand, type YosysReading } from './yosys-run.js';
+export { readYosysOutput } from './yosys-run.js';
 
 /** A count: exact (`12`) or a range (`{ min: 8, max: 16 }`). */
 const Count = z.union([z.number().int().nonnegative(), RangeSchema]);

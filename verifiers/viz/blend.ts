@@ -15,7 +15,7 @@ import { checkScene, sceneVerdict } from './scene-check.js';
 import { SceneSpecShape } from './spec.js';
 
 /** Params of `blend.scene`: the scene spec, the image and a time limit for Blender. */
-export const BlendSceneParams = z.object({
+const BlendSceneParams = z.object({
   ...SceneSpecShape,
   /** Tool image with Blender. */
   image: z.string().default(BLENDER_IMAGE),
@@ -27,7 +27,7 @@ export type BlendSceneParams = z.infer<typeof BlendSceneParams>;
 const FILE = 'engiloop_scene.blend';
 
 /** Dumps the scene of the `.blend` at `hostPath` with Blender (used by the bench too). */
-export function dumpBlendScene(
+function dumpBlendScene(
   ctx: Pick<VerifierContext, 'runTool' | 'signal'>,
   hostPath: string,
   o: { image?: string; timeoutMs?: number } = {},

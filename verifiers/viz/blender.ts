@@ -6,6 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { blendContainer } from '../magic.js';
 import type { ToolRequest, VerifierContext } from '../types.js';
 import { JSON_BEGIN, JSON_END } from './blender-py.js';
 
@@ -14,10 +15,9 @@ export const BLENDER_IMAGE = 'engiloop/blender:latest';
 
 /** The first bytes of a `.blend`: plain (`BLENDER`), gzip (Blender < 3) or zstd (Blender ≥ 3). */
 export function sniffBlend(bytes: Buffer): string | null {
-  if (bytes.subarray(0, 7).toString('latin1') === 'BLENDER') return null;
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return null;
-  if (bytes.length >= 4 && bytes.readUInt32LE(0) === 0xfd2fb528) return null;
-  return 'not a .blend file (no "BLENDER" header, nor a gzip or zstd stream)';
+  return blendContainer(bytes) === null
+    ? 'not a .blend file (no "BLENDER" header, nor a gzip or zstd stream)'
+    : null;
 }
 
 /** What a Blender run gave: the JSON object, or a readable failure. */

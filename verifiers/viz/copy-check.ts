@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isArtifactInvalid } from '../errors.js';
-import { decodePng, diffFraction, isPng, type Rgba } from './png-diff.js';
+import { isPng } from '../magic.js';
+import { decodePng, diffFraction, type Rgba } from './png-diff.js';
 
 /** What counts as a near copy. */
 export interface CopyRule {
@@ -80,7 +81,7 @@ export async function inputFiles(taskDir: string, entries: readonly string[]): P
 }
 
 /** `src` scaled to `w`×`h` by averaging the source pixels each target pixel covers. */
-export function resample(src: Rgba, w: number, h: number): Rgba {
+function resample(src: Rgba, w: number, h: number): Rgba {
   const data = Buffer.alloc(w * h * 4);
   for (let y = 0; y < h; y++) {
     const y0 = Math.floor((y * src.height) / h);

@@ -8,13 +8,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Logger, NodeIO, type Document, type Node } from '@gltf-transform/core';
 import { ArtifactInvalidError } from '../errors.js';
+import { isGlb } from '../magic.js';
 import { decompose, type SceneDump, type SceneObject, type Vec3, type Quat } from './scene.js';
 
-const GLB_MAGIC = 0x46546c67; // 'glTF'
-
 /** What kind of glTF `bytes` is, or why it is none. */
-export function sniffGltf(bytes: Buffer): { kind: 'glb' | 'json' } | { kind: 'invalid'; reason: string } {
-  if (bytes.length >= 12 && bytes.readUInt32LE(0) === GLB_MAGIC) {
+function sniffGltf(bytes: Buffer): { kind: 'glb' | 'json' } | { kind: 'invalid'; reason: string } {
+  if (isGlb(bytes)) {
     const declared = bytes.readUInt32LE(8);
     if (declared !== bytes.length)
       return {

@@ -17,7 +17,7 @@ import { checkScene, sceneVerdict } from './scene-check.js';
 import { SceneSpecShape } from './spec.js';
 
 /** Params of `gltf.scene`: the scene spec, validation, a time limit and a size limit. */
-export const GltfSceneParams = z.object({
+const GltfSceneParams = z.object({
   ...SceneSpecShape,
   /** How the Khronos validator's report gates the scene checks. */
   validation: z

@@ -5,19 +5,13 @@
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { ArtifactInvalidError } from '../errors.js';
+import { isPng } from '../magic.js';
 
 /** Decoded RGBA pixels. */
 export interface Rgba {
   width: number;
   height: number;
   data: Buffer;
-}
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** True when `bytes` start with the PNG signature. */
-export function isPng(bytes: Buffer): boolean {
-  return bytes.length >= 8 && bytes.subarray(0, 8).equals(SIGNATURE);
 }
 
 /**

@@ -20,7 +20,8 @@ import type { Verdict, VerifierContext } from '../types.js';
 import { MAX_PACKED, RENDER_PY } from './blender-py.js';
 import { BLENDER_IMAGE, runBlender, sniffBlend } from './blender.js';
 import { findCopy, inputFiles, type CopyFound, type InputFile } from './copy-check.js';
-import { decodePng, diffFraction, improvement, isPng, type Rgba } from './png-diff.js';
+import { isPng } from '../magic.js';
+import { decodePng, diffFraction, improvement, type Rgba } from './png-diff.js';
 
 /** Params of `render.compare`. */
 export const RenderCompareParams = z.object({

@@ -107,7 +107,7 @@ export function quatFromEulerDeg([x, y, z]: Vec3): Quat {
 }
 
 /** The quaternion scaled to unit length (identity for a zero quaternion). */
-export function normalizeQuat(q: Quat): Quat {
+function normalizeQuat(q: Quat): Quat {
   const n = Math.hypot(...q);
   return n === 0 || !Number.isFinite(n) ? [0, 0, 0, 1] : [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
 }

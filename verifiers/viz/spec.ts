@@ -51,7 +51,7 @@ export const ObjectSpec = z
   .refine((o) => !(o.rotation_euler_deg && o.rotation_quat), 'give rotation_euler_deg or rotation_quat');
 
 /** A material the scene must contain, found by exact name. */
-export const MaterialSpec = z.object({
+const MaterialSpec = z.object({
   name: z.string().min(1),
   /** Linear RGB or RGBA in [0, 1] (Principled BSDF Base Color, or the viewport colour). */
   base_color: z.array(z.number().min(0).max(1)).min(3).max(4).optional(),
@@ -60,7 +60,7 @@ export const MaterialSpec = z.object({
 });
 
 /** Tolerances; every one has a default. */
-export const SceneTolerance = z
+const SceneTolerance = z
   .object({
     /** Scene units (metres in glTF). */
     position: z.number().nonnegative().default(0.01),

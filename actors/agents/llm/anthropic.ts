@@ -52,7 +52,7 @@ function renderTurn(t: Turn): Anthropic.MessageParam {
 }
 
 /** The request body for a transcript. */
-export function anthropicBody(
+function anthropicBody(
   t: Transcript,
   o: Omit<AnthropicOptions, 'apiKey' | 'fetch' | 'timeoutMs'>,
 ): Anthropic.MessageCreateParamsNonStreaming {
@@ -72,7 +72,7 @@ export function anthropicBody(
 }
 
 /** Reduces a message to what a decision needs. */
-export function anthropicReply(m: Anthropic.Message): Reply {
+function anthropicReply(m: Anthropic.Message): Reply {
   const blocks = m.content ?? [];
   const calls: ReplyCall[] = blocks
     .filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')

@@ -6,7 +6,7 @@
  *
  * Kept as a TypeScript module rather than a JSON file so the build ships it without a copy step.
  */
-import type { PriceTable } from './pricing.js';
+import type { PriceTable } from './price-table.js';
 
 export const DEFAULT_PRICES: PriceTable = {
   openai: {

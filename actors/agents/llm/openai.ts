@@ -56,7 +56,7 @@ function renderTurn(t: Turn): ChatCompletionMessageParam[] {
 }
 
 /** The request body for a transcript. */
-export function openAiBody(
+function openAiBody(
   t: Transcript,
   o: Omit<OpenAiOptions, 'apiKey' | 'fetch' | 'timeoutMs'>,
 ): ChatCompletionCreateParamsNonStreaming {
@@ -74,7 +74,7 @@ export function openAiBody(
 }
 
 /** Reduces a completion to what a decision needs. */
-export function openAiReply(c: ChatCompletion): Reply {
+function openAiReply(c: ChatCompletion): Reply {
   const choice = c.choices?.[0];
   const msg = choice?.message;
   const calls: ReplyCall[] = (msg?.tool_calls ?? []).map((tc) => {

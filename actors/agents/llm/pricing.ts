@@ -13,26 +13,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { z } from 'zod';
 import { AgentError } from '../errors.js';
 import { DEFAULT_PRICES } from './default-prices.js';
+import { PriceTableSchema, type Price, type PriceTable } from './price-table.js';
 import type { ProviderName, Usage } from './types.js';
-
-const perM = z.number().nonnegative();
-
-/** Prices of one model, USD per million tokens. */
-export const PriceSchema = z.strictObject({
-  input: perM,
-  output: perM,
-  /** Cache reads; defaults to `input`. */
-  cached_input: perM.optional(),
-  /** Cache writes (Anthropic); defaults to `input`. */
-  cache_write: perM.optional(),
-});
-export type Price = z.infer<typeof PriceSchema>;
-
-export const PriceTableSchema = z.record(z.string(), z.record(z.string(), PriceSchema));
-export type PriceTable = z.infer<typeof PriceTableSchema>;
 
 /**
  * The default table with `env.ENGILOOP_PRICES` merged over it, model by model. Throws AgentError

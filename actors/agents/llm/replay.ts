@@ -29,7 +29,7 @@ function short(v: unknown): string {
 }
 
 /** Path and values of the first difference between two JSON values, for the mismatch message. */
-export function firstDifference(a: unknown, b: unknown, path = ''): string | null {
+function firstDifference(a: unknown, b: unknown, path = ''): string | null {
   if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || (a === null) !== (b === null))
     return `${path || '(body)'}: ${short(a)} vs recorded ${short(b)}`;
   if (typeof a === 'object' && a !== null) {
@@ -45,7 +45,7 @@ export function firstDifference(a: unknown, b: unknown, path = ''): string | nul
 }
 
 /** A fetch that answers from `exchanges` in order, checking each request body's hash. */
-export function replayFetch(exchanges: readonly Exchange[]): { fetch: Fetch; used: () => number } {
+function replayFetch(exchanges: readonly Exchange[]): { fetch: Fetch; used: () => number } {
   let next = 0;
   const fetch: Fetch = async (_input, init) => {
     const n = next++;

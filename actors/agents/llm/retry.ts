@@ -28,7 +28,7 @@ export interface AttemptFailure {
 }
 
 /** Statuses the official SDKs retry too: timeouts, conflicts, rate limits, server errors. */
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 

@@ -1,7 +1,7 @@
 /** `engiloop images build` and `engiloop verifiers`. */
 import type { Command } from 'commander';
 import { listVerifiers } from '../../../verifiers/index.js';
-import { buildImages, IMAGES } from '../../images/index.js';
+import { buildImages, IMAGES, isImageUnknown } from '../../images/index.js';
 import { DockerSandboxProvider } from '../../sandbox/index.js';
 import { CliExit, EXIT } from '../exit.js';
 import { table } from '../table.js';
@@ -25,8 +25,8 @@ export function miscCommands(program: Command): void {
         ...(o.only ? { only: o.only.split(',').map((s) => s.trim()) } : {}),
         ...(o.force ? { force: true } : {}),
         log: (l) => console.error(l),
-      }).catch((e: Error & { code?: string }) => {
-        throw new CliExit(e.code === 'IMAGE_UNKNOWN' ? EXIT.BAD_INPUT : EXIT.ENV, e.message);
+      }).catch((e: Error) => {
+        throw new CliExit(isImageUnknown(e) ? EXIT.BAD_INPUT : EXIT.ENV, e.message);
       });
       for (const r of report) {
         const info = await provider.docker.getImage(r.tag).inspect();

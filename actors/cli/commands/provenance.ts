@@ -1,7 +1,7 @@
 /** `engiloop provenance <episode>`: the artifact graph of an episode, as text, JSON or Graphviz. */
 import { jsonForTerminal } from '../../terminal.js';
 import type { Command } from 'commander';
-import type { EpisodeEvent } from '../../../streams/events.js';
+import type { EpisodeEvent } from '../../../streams/index.js';
 import { provenance, renderDot, renderProvenance } from '../../provenance/index.js';
 import { readEventsFile } from '../../replay/index.js';
 import { CliExit, EXIT } from '../exit.js';

@@ -5,7 +5,8 @@
  */
 import { emitKeypressEvents } from 'node:readline';
 import type { Command } from 'commander';
-import type { EpisodeEvent } from '../../../streams/events.js';
+import type { EpisodeEvent } from '../../../streams/index.js';
+import { stateName } from '../../../machines/index.js';
 import { loadSuite, type LoadedTask } from '../../../tasks/index.js';
 import { stableStringify } from '../../episode/index.js';
 import {
@@ -92,7 +93,7 @@ async function findTask(dir: string, events: EpisodeEvent[]): Promise<LoadedTask
       `task "${started.task.id}" not found under ${dir} (give its suite with --tasks <dir>)`,
     );
   const { volatile: _a, ...now } = lt.task;
-  const { volatile: _b, ...then } = started.task as typeof lt.task;
+  const { volatile: _b, ...then } = started.task;
   if (stableStringify(now) !== stableStringify(then))
     console.error(
       `warning: ${lt.dir}/task.yaml differs from the task recorded in the log; replaying with the current folder`,
@@ -195,11 +196,16 @@ export function replayCommand(program: Command): void {
         });
         console.error(`wrote ${shots.length} screenshot(s) to ${dir}`);
       }
-      const head = `${events.length} events, ${tl.rounds.length} rounds, final state ${String(tl.final.value)}; ${tl.checked} state digest(s) checked: deterministic`;
+      const head = `${events.length} events, ${tl.rounds.length} rounds, final state ${stateName(tl.final)}; ${tl.checked} state digest(s) checked: deterministic`;
       if (f.json) {
         console.log(
           jsonForTerminal(
-            { events: events.length, checked: tl.checked, finalState: tl.final.value, rounds: tl.rounds },
+            {
+              events: events.length,
+              checked: tl.checked,
+              finalState: stateName(tl.final),
+              rounds: tl.rounds,
+            },
             2,
           ),
         );

@@ -3,10 +3,10 @@ import type { Command } from 'commander';
 import { formatProblem, loadSuite, taskJsonSchema } from '../../../tasks/index.js';
 import { criterionJsonSchemas, verifierRules } from '../../../verifiers/index.js';
 import { EXIT } from '../exit.js';
-import { verifySuiteCommand } from './verify-suite.js';
 import { table } from '../table.js';
 
-export function tasksCommands(program: Command): void {
+/** Adds `tasks list`, `tasks validate` and `schema`; returns `tasks` for its other subcommands. */
+export function tasksCommands(program: Command): Command {
   const tasks = program.command('tasks').description('list and validate task folders');
   tasks
     .command('list')
@@ -60,11 +60,11 @@ export function tasksCommands(program: Command): void {
       console.log(`${loaded.length} valid, ${errors.length} invalid`);
       process.exitCode = errors.length ? EXIT.BAD_INPUT : EXIT.OK;
     });
-  verifySuiteCommand(tasks);
   program
     .command('schema')
     .description(
       "print the JSON Schema of task.yaml (for editors): a criterion's params are checked against the verifier it names",
     )
     .action(() => console.log(JSON.stringify(taskJsonSchema(criterionJsonSchemas()), null, 2)));
+  return tasks;
 }

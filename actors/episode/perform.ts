@@ -1,0 +1,143 @@
+/**
+ * Carries out one effect the machine asked for (machines/effects.ts), recording its outcome through
+ * `run.emit`. Nothing here decides what comes next: which effect, with which parameters, is the
+ * machine's; an effect this switch does not know is an error.
+ */
+import type { Span } from '@opentelemetry/api';
+import { CURRENT_FLAGS, MACHINE_VERSION, MachineError, rulesFor, type Effect } from '../../machines/index.js';
+import type { EpisodeSnapshot } from '../../machines/index.js';
+import type { EpisodeEvent, EventDraft } from '../../streams/index.js';
+import { actionFromRecord, taskRecord } from '../../tasks/index.js';
+import { endSpan, startSpan } from '../telemetry.js';
+import { snapshotDigest } from './digest.js';
+import * as fx from './effects.js';
+import { handoff } from './handoff.js';
+import { notRun } from './observe.js';
+import { resultRecord } from './records.js';
+import { restore } from './restore.js';
+import type { EffectScope } from './scope.js';
+import { takeSnapshot } from './snapshot.js';
+import { checkStages } from './stages.js';
+import { latestStages } from './stage-list.js';
+
+/** What the loop and the effects share: the machine's snapshot, the log so far, and its writer. */
+export interface RunState {
+  snap: EpisodeSnapshot;
+  /** Every event of the episode so far (prior ones first). */
+  events: EpisodeEvent[];
+  /** Digest recorded in `episode.ended`, once written. */
+  digest: string | null;
+  /** Appends one outcome and feeds it to the machine. */
+  emit: (d: EventDraft) => Promise<void>;
+  /** The span of the round under way. */
+  roundSpan?: Span;
+}
+
+/** Images recorded with the latest observation (what the agent is about to decide on). */
+function shownImages(events: readonly EpisodeEvent[]): fx.StoredImage[] {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'observation.recorded') return e.images ?? [];
+  }
+  return [];
+}
+
+/** Ends the span of the round under way, if any. */
+export function endRound(run: RunState): void {
+  if (run.roundSpan) endSpan(run.roundSpan);
+  run.roundSpan = undefined;
+}
+
+/** Carries out `effect`, recording its outcome events. */
+export async function perform(effect: Effect, s: EffectScope, run: RunState): Promise<void> {
+  const { task } = s.lt;
+  switch (effect.type) {
+    case 'start':
+      return run.emit({
+        type: 'episode.started',
+        episodeId: s.opts.episodeId,
+        runId: s.opts.runId,
+        machine: MACHINE_VERSION,
+        flags: [...CURRENT_FLAGS],
+        rules: rulesFor(
+          task,
+          s.opts.snapshotEvery === undefined ? {} : { snapshotEvery: s.opts.snapshotEvery },
+        ),
+        task: taskRecord(task),
+        agent: s.opts.agent.name,
+      });
+    case 'provision':
+      return run.emit(await fx.provision(s));
+    case 'observe':
+      endRound(run);
+      run.roundSpan = startSpan(
+        'round',
+        { 'engiloop.task': task.id, 'engiloop.round': effect.round },
+        s.span,
+      );
+      return run.emit(await fx.observe(s, run.snap.context));
+    case 'decide':
+      return run.emit(
+        await fx.decide(
+          s,
+          run.snap.context,
+          s.opts.agent,
+          run.roundSpan ?? s.span,
+          snapshotDigest(run.snap),
+          shownImages(run.events),
+          run.emit,
+        ),
+      );
+    case 'execute': {
+      const { round, index, action } = effect;
+      await run.emit({ type: 'action.started', round, index, action });
+      const r = await fx.execute(s, actionFromRecord(action), round, run.roundSpan ?? s.span);
+      return run.emit({ type: 'action.executed', round, index, action, result: resultRecord(r) });
+    }
+    case 'skip': {
+      const { round, index, action } = effect;
+      await run.emit({ type: 'action.started', round, index, action });
+      const result = resultRecord(notRun('skipped: an earlier action of this turn failed', true));
+      return run.emit({ type: 'action.executed', round, index, action, result });
+    }
+    case 'handoff': {
+      const { round, index, action } = effect;
+      await run.emit({ type: 'action.started', round, index, action });
+      const t = performance.now();
+      const h = await handoff(s, action);
+      if (h.info)
+        await run.emit({
+          type: 'artifact.handed_off',
+          round,
+          index,
+          ...h.info,
+          durationMs: Math.round(performance.now() - t),
+        });
+      return run.emit({ type: 'action.executed', round, index, action, result: resultRecord(h.result) });
+    }
+    case 'checkStages':
+      if (effect.after === 'final') endRound(run);
+      await checkStages(s, effect.round, run.events, run.emit);
+      return run.emit({ type: 'stages.swept', round: effect.round, after: effect.after });
+    case 'snapshot':
+      return run.emit(await takeSnapshot(s, effect.round, effect.reason));
+    case 'restore':
+      return run.emit(await restore(s, run.events, effect));
+    case 'verify':
+      endRound(run);
+      return run.emit(await fx.verify(s, latestStages(run.events)));
+    case 'finish':
+      run.digest = snapshotDigest(run.snap);
+      return run.emit({
+        type: 'episode.ended',
+        status: effect.status,
+        score: effect.score,
+        rounds: effect.rounds,
+        snapshotDigest: run.digest,
+      });
+    default: {
+      const unknown: never = effect;
+      throw new MachineError('NO_EFFECT', `the runner does not know effect ${JSON.stringify(unknown)}`);
+    }
+  }
+}

@@ -1,6 +1,0 @@
-/**
- * `Symbol.asyncDispose`, guarded. Node 20.20 defines it natively (checked: `Symbol(nodejs.asyncDispose)`);
- * older 20.x lines may not, and then the registry symbol that TypeScript's helpers also look for is used.
- */
-export const asyncDispose: typeof Symbol.asyncDispose =
-  Symbol.asyncDispose ?? (Symbol.for('Symbol.asyncDispose') as typeof Symbol.asyncDispose);
