@@ -4,10 +4,20 @@
  * machine's; an effect this switch does not know is an error.
  */
 import type { Span } from '@opentelemetry/api';
-import { CURRENT_FLAGS, MACHINE_VERSION, MachineError, rulesFor, type Effect } from '../../machines/index.js';
+import { toErrorData } from '../../core/index.js';
+import {
+  accepts,
+  CURRENT_FLAGS,
+  MACHINE_VERSION,
+  MachineError,
+  rulesFor,
+  stateName,
+  type Effect,
+} from '../../machines/index.js';
 import type { EpisodeSnapshot } from '../../machines/index.js';
-import type { EpisodeEvent, EventDraft } from '../../streams/index.js';
+import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/index.js';
 import { actionFromRecord, taskRecord } from '../../tasks/index.js';
+import { isContainerGone } from '../sandbox/index.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
@@ -46,6 +56,25 @@ function shownImages(events: readonly EpisodeEvent[]): fx.StoredImage[] {
 export function endRound(run: RunState): void {
   if (run.roundSpan) endSpan(run.roundSpan);
   run.roundSpan = undefined;
+}
+
+/**
+ * The event recording that an effect failed with `e`, or null when the machine would not take one
+ * now (a failure while finishing). A lost container is `sandbox.lost` (the machine decides whether
+ * to restore); whatever an interrupted effect threw, the cause is the interruption.
+ */
+export function faultOf(e: unknown, run: RunState, aborted: boolean, at: number): EventDraft | null {
+  const during = stateName(run.snap);
+  const draft: EventDraft = aborted
+    ? {
+        type: 'infra.failed',
+        error: { code: 'ABORTED', message: `the run was interrupted during ${during}`, retryable: true },
+        during,
+      }
+    : isContainerGone(e)
+      ? { type: 'sandbox.lost', error: toErrorData(e), during, attempt: run.snap.context.losses + 1 }
+      : { type: 'infra.failed', error: toErrorData(e), during };
+  return accepts(run.snap, { ...draft, v: EVENT_VERSION, at } as EpisodeEvent) ? draft : null;
 }
 
 /** Carries out `effect`, recording its outcome events. */

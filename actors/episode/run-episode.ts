@@ -5,54 +5,29 @@
  * Containers are removed on every exit path.
  */
 import { hostname } from 'node:os';
-import { isRetryable, retry, toErrorData } from '../../core/index.js';
+import { toErrorData } from '../../core/index.js';
 import {
-  accepts,
-  describeEffect,
   effectOf,
-  EventRejectedError,
   fold,
   initialSnapshot,
   isCurrent,
   MachineError,
   stateName,
-  step,
   type EpisodeSnapshot,
   type FoldedSnapshot,
 } from '../../machines/index.js';
-import {
-  decodeEvent,
-  encodeEvent,
-  externalize,
-  isConnectionClosed,
-  isLogConflict,
-  isTransient,
-} from '../../streams/index.js';
-import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/index.js';
+import type { EpisodeEvent } from '../../streams/index.js';
 import type { LoadedTask } from '../../tasks/index.js';
-import { isContainerGone, type Sandbox } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import { endSpan, startSpan } from '../telemetry.js';
 import { attribute } from './attribute.js';
-import { EpisodeError, isRecordingError, RecordingError } from './errors.js';
-import { endRound, perform, type RunState } from './perform.js';
-import { redactDraft } from './redact-event.js';
+import { EpisodeError, isRecordingError } from './errors.js';
+import { endRound, faultOf, perform, type RunState } from './perform.js';
+import { describeAction, recorder } from './recorder.js';
 import { agentUsage, haltedStage, resultOf } from './result.js';
 import type { EffectScope } from './scope.js';
 import { snapshotBytes } from './snapshot.js';
 import type { EpisodeDeps, EpisodeOptions, EpisodeResult } from './ports.js';
-
-/** Retries an append or a blob put through a short NATS outage (RETRY_BUDGET, ≈20 s); never a conflict. */
-const appendRetry = <T>(fn: () => Promise<T>): Promise<T> =>
-  retry(fn, {
-    retryable: (e) => !isLogConflict(e) && (isRetryable(e) || isTransient(e) || isConnectionClosed(e)),
-  });
-
-function describeAction(e: EpisodeEvent): string | null {
-  if (e.type === 'action.executed')
-    return e.action.type === 'shell' ? e.action.command.split('\n')[0]!.slice(0, 60) : e.action.type;
-  if (e.type === 'agent.decided' && e.decision.kind !== 'act') return e.decision.kind.toUpperCase();
-  return null;
-}
 
 /** Folds a prior log for a resume; only logs of the current machine can be continued. */
 function foldPrior(prior: readonly EpisodeEvent[]): FoldedSnapshot {
@@ -107,60 +82,17 @@ export async function runEpisode(
       elapsedMs: now() - t0,
     });
 
-  const secrets = opts.agent.secrets ?? [];
-  const sinkP = Promise.resolve(deps.openLog(opts.episodeId));
-  run.emit = async (unredacted: EventDraft): Promise<void> => {
-    // Provider keys never enter the log, nor (through the fold) the machine, the agent or the sandbox.
-    const draft = redactDraft(unredacted, secrets);
-    // Large outputs go to the object store; what the machine sees is exactly what a later process
-    // decodes from the log.
-    const external = await appendRetry(() =>
-      externalize({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent, deps.blobs),
-    );
-    const event = decodeEvent(encodeEvent(external));
-    // The machine checks the event before it is written: one it would not accept is a harness bug.
-    if (!accepts(run.snap, event))
-      throw new EventRejectedError(
-        run.snap.context.round,
-        null,
-        event.type,
-        stateName(run.snap),
-        describeEffect(effectOf(run.snap)),
-      );
-    const sink = await sinkP;
-    try {
-      // A retried append reuses its message id, so one that was in fact stored is not stored twice.
-      await appendRetry(() => sink.append(event));
-    } catch (e) {
-      // LOG_CONFLICT: another worker holds the episode now; this one must stop without writing.
-      throw new RecordingError(
-        isLogConflict(e) ? 'LOG_CONFLICT' : 'LOG_WRITE_FAILED',
-        `cannot append to episode ${opts.episodeId}: ${(e as Error).message}`,
-        { cause: e },
-      );
-    }
-    count++;
-    run.events.push(event);
-    run.snap = step(run.snap, event);
-    lastAction = describeAction(event) ?? lastAction;
-    progress();
-  };
-
-  /** The event recording a fault of `effect`, or null when the machine would not take one now. */
-  const faultEvent = (e: unknown): EventDraft | null => {
-    const during = stateName(run.snap);
-    // Whatever an interrupted effect threw, the cause is the interruption.
-    const draft: EventDraft = opts.signal?.aborted
-      ? {
-          type: 'infra.failed',
-          error: { code: 'ABORTED', message: `the run was interrupted during ${during}`, retryable: true },
-          during,
-        }
-      : isContainerGone(e)
-        ? { type: 'sandbox.lost', error: toErrorData(e), during, attempt: run.snap.context.losses + 1 }
-        : { type: 'infra.failed', error: toErrorData(e), during };
-    return accepts(run.snap, { ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent) ? draft : null;
-  };
+  run.emit = recorder({
+    deps,
+    opts,
+    run,
+    now,
+    appended: (e) => {
+      count++;
+      lastAction = describeAction(e) ?? lastAction;
+      progress();
+    },
+  });
 
   try {
     const folded = prior.length ? foldPrior(prior) : initialSnapshot();
@@ -182,13 +114,8 @@ export async function runEpisode(
             throw new MachineError('NO_EFFECT', `effect ${effect.type} recorded no outcome`);
         } catch (e) {
           if (isRecordingError(e)) throw e;
-          const fault = faultEvent(e);
+          const fault = faultOf(e, run, opts.signal?.aborted === true, now());
           if (!fault) throw e; // finishing failed: nothing more can be recorded
-          if (fault.type === 'sandbox.lost') {
-            // The restore the machine asks for starts from fresh sandboxes.
-            await Promise.allSettled([...sandboxes.values()].map((sb) => sb.close()));
-            sandboxes.clear();
-          }
           await run.emit(fault);
         }
       }
