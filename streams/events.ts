@@ -44,16 +44,23 @@ export interface EventBase {
 
 /** Error as data: what enters the log is never a thrown object. */
 export interface ErrorData {
+  /** Stable machine-readable code, e.g. `CONTAINER_GONE` (the raising folder's code union). */
   code: string;
+  /** What happened and, where known, the fix. */
   message: string;
+  /** Whether trying again can help (absent: no). */
   retryable?: boolean;
 }
 
 /** Output of one command, or a reference to it in the object store when large. */
 export interface CommandResultRecord {
+  /** Standard output as captured (cut at the output cap; the full text in `blobs`). */
   stdout: string;
+  /** Standard error, likewise. */
   stderr: string;
+  /** Exit code; null when the command did not exit by itself (killed, not run). */
   exitCode: number | null;
+  /** Wall time of the command in ms. */
   durationMs: number;
   /** Output went past the cap and was cut. */
   truncated: boolean;
@@ -81,6 +88,7 @@ export interface CommandFaultRecord {
     | 'OUTPUT_CAP'
     | 'FILE_CAP'
     | 'REQUEST_CAP';
+  /** What the agent ran into, in words the agent is shown. */
   message: string;
 }
 
@@ -133,15 +141,23 @@ export type Decision =
 
 /** One verdict on one criterion. */
 export interface VerdictData {
+  /** The criterion's id in the task. */
   criterion: string;
+  /** The verifier that judged it, by name (e.g. `cad.stl_geometry`). */
   verifier: string;
+  /** `check`: pass or fail; `feasibility`: gates a quantitative task; `quality`: scored continuously. */
   role: 'check' | 'feasibility' | 'quality';
+  /** Whether the criterion holds. */
   passed: boolean;
   /** Score in [0, 1]: 1/0 for checks; continuous for quality criteria. */
   score: number;
+  /** What the verifier measured on the artifact (recomputed, never read from it). */
   measured?: unknown;
+  /** What the criterion asks for. */
   expected?: unknown;
+  /** How far from `expected` still passes. */
   tolerance?: unknown;
+  /** One line naming the defect (or why it passed). */
   reason: string;
   /**
    * Sealed verifiers (e.g. `verilog.testbench`): the per-verification nonce their verdict channel
@@ -161,11 +177,13 @@ export type TaskRecord = { id: string } & { [field: string]: JsonValue };
 
 /** One stage as the machine's rules see it. */
 export interface StageRule {
+  /** The stage's name in the task. */
   name: string;
   /** A failed check of this stage ends the episode (status `failed`). */
   haltOnFail: boolean;
   /** The stage it depends on: checked only once that one scored at least `minScore`. */
   after: string | null;
+  /** Score the `after` stage must reach. */
   minScore: number;
 }
 
@@ -195,7 +213,9 @@ export interface RulesRecord {
 /** Start of an episode: the task, the machine's rules and the agent, so the log stands alone. */
 export interface EpisodeStarted extends EventBase {
   type: 'episode.started';
+  /** The episode: its log subject and every id derived from it. */
   episodeId: string;
+  /** The run it belongs to. */
   runId: string;
   /**
    * Version of the machine's rules the episode runs under (machines/rules.ts `MACHINE_VERSION`).
@@ -240,7 +260,9 @@ export interface ObservationRecorded extends EventBase {
 
 /** Token counts of one model call. */
 export interface TokenUsage {
+  /** Prompt tokens. */
   input: number;
+  /** Completion tokens. */
   output: number;
   /** Prompt tokens read from the provider's cache (a subset of `input`). */
   cached: number;
@@ -250,8 +272,11 @@ export interface TokenUsage {
 
 /** What a model-backed agent's call cost (absent for scripted agents). */
 export interface AgentCallRecord {
+  /** Provider adapter, e.g. `openai`, `anthropic`. */
   provider: string;
+  /** Model as the provider named it. */
   model: string;
+  /** Tokens of the call. */
   usage: TokenUsage;
   /** From the price table; null when the model has no price. */
   costUsd: number | null;
@@ -259,7 +284,9 @@ export interface AgentCallRecord {
   latencyMs: number;
   /** Provider retries of this call (each also recorded as an `agent.retried` event). */
   retries: number;
+  /** The provider's stop reason, as it reported it. */
   stopReason: string | null;
+  /** Version of engiloop's prompt the call was made with. */
   promptVersion: number;
   /** SHA-256 of the JSON array of redacted request/response exchanges in the object store. */
   exchanges: string;
@@ -268,20 +295,29 @@ export interface AgentCallRecord {
 /** A provider call failed (429, 5xx, timeout) and was retried: never the agent's failure. */
 export interface AgentRetried extends EventBase {
   type: 'agent.retried';
+  /** The round whose decision was being asked for. */
   round: number;
+  /** The attempt that failed (1-based). */
   attempt: number;
+  /** HTTP status of the failed attempt, when it had one. */
   status?: number;
+  /** Error code of the failed attempt (a network error, a timeout), when it had one. */
   code?: string;
+  /** What failed. */
   message: string;
+  /** Wait before the next attempt. */
   delayMs: number;
 }
 
 export interface AgentDecided extends EventBase {
   type: 'agent.decided';
+  /** The round this decision is (1-based): the rounds decided so far, this one included. */
   round: number;
   /** The agent's raw output, as returned. */
   raw: unknown;
+  /** The output as the harness parsed it (`invalid` with the reason when it was not usable). */
   decision: Decision;
+  /** Wall time the agent took to decide, retries included. */
   latencyMs: number;
   /**
    * SHA-256 of the machine's state this decision was made on (since v2), so replay can check its
@@ -296,25 +332,33 @@ export interface AgentDecided extends EventBase {
 /** An action is about to run: written before it starts, so a crash mid-action is visible. */
 export interface ActionStarted extends EventBase {
   type: 'action.started';
+  /** Round of the action. */
   round: number;
+  /** Position of the action within the round's batch (0-based). */
   index: number;
+  /** The action, as the decision gave it. */
   action: ActionRecord;
 }
 
 export interface ActionExecuted extends EventBase {
   type: 'action.executed';
+  /** Round of the action. */
   round: number;
   /** Position of the action within the round's batch. */
   index: number;
+  /** The action, as the decision gave it. */
   action: ActionRecord;
+  /** What it gave: output, exit code, and a fault the agent's own actions caused. */
   result: CommandResultRecord;
 }
 
 export interface VerificationCompleted extends EventBase {
   type: 'verification.completed';
+  /** One verdict per final criterion. */
   verdicts: VerdictData[];
   /** Task score in [0, 1] by the task's scoring rule. */
   score: number;
+  /** Whether the task passed by its scoring rule (and every weighted stage passed). */
   passed: boolean;
   /** Deliverable path → SHA-256 of the artifact in the object store (absent when missing). */
   artifacts: Record<string, string | null>;
@@ -333,6 +377,7 @@ export interface VerificationCompleted extends EventBase {
 /** A fault of the harness or infrastructure; never scored as an agent failure. */
 export interface InfraFailed extends EventBase {
   type: 'infra.failed';
+  /** The fault, as data. */
   error: ErrorData;
   /** State the episode was in when the fault happened. */
   during: string;
@@ -382,6 +427,7 @@ export interface WorkspaceSnapshotted extends EventBase {
   reason: 'interval' | 'stage';
   /** Sandbox name → SHA-256 of its gzipped tar in the object store, and its size in bytes. */
   sandboxes: Record<string, { digest: string; bytes: number }>;
+  /** Time the snapshot took. */
   durationMs: number;
 }
 
@@ -391,7 +437,9 @@ export interface WorkspaceSnapshotted extends EventBase {
  */
 export interface SnapshotSkipped extends EventBase {
   type: 'snapshot.skipped';
+  /** Rounds completed when the snapshot was due. */
   round: number;
+  /** Why it was due (as `workspace.snapshotted.reason`). */
   reason: 'interval' | 'stage';
   /** Sandbox whose archive went past what was left, and the bytes it reached before it stopped. */
   sandbox: string;
@@ -406,13 +454,17 @@ export interface SnapshotSkipped extends EventBase {
 /** A stage's deliverables appeared (or changed) and were verified during the episode. */
 export interface StageChecked extends EventBase {
   type: 'stage.checked';
+  /** The stage's name. */
   stage: string;
   /** Rounds completed when the check ran. */
   round: number;
   /** Deliverable path → SHA-256 of the artifact checked. */
   artifacts: Record<string, string>;
+  /** Verdicts of the criteria that read the stage's deliverables. */
   verdicts: VerdictData[];
+  /** The stage's score by the task's scoring rule (0 when blocked). */
   score: number;
+  /** Whether the stage passed. */
   passed: boolean;
   /** The stage depends on another whose score was too low: not verified, scored 0. */
   blockedBy?: { stage: string; score: number | null; min: number };
@@ -426,6 +478,7 @@ export interface StageChecked extends EventBase {
  */
 export interface ArtifactHandedOff extends EventBase {
   type: 'artifact.handed_off';
+  /** Round of the handoff action. */
   round: number;
   /** Position of the handoff action within its round. */
   index: number;
@@ -433,7 +486,9 @@ export interface ArtifactHandedOff extends EventBase {
   from: { sandbox: string; path: string };
   /** Consumer: sandbox and path. */
   to: { sandbox: string; path: string };
+  /** SHA-256 of the artifact in the object store. */
   digest: string;
+  /** Its size. */
   bytes: number;
   /** Format read from the content (`step`, `stl`, `inp`, …, `unknown`). */
   format: string;
@@ -441,6 +496,7 @@ export interface ArtifactHandedOff extends EventBase {
   declared: string;
   /** Modification time of the file in the producer (ms since the epoch), null if unreadable. */
   producedAt: number | null;
+  /** Time the hand-off took. */
   durationMs: number;
 }
 
@@ -451,6 +507,7 @@ export interface ArtifactHandedOff extends EventBase {
  */
 export interface SandboxLost extends EventBase {
   type: 'sandbox.lost';
+  /** The fault (`CONTAINER_GONE`), as data. */
   error: ErrorData;
   /** State the episode was in. */
   during: string;
@@ -484,8 +541,11 @@ export interface EpisodeClaimed extends EventBase {
 /** Terminal record: written once the machine reached a final state. */
 export interface EpisodeEnded extends EventBase {
   type: 'episode.ended';
+  /** The status the machine ended in. */
   status: EpisodeStatus;
+  /** The verified score; null for `infra_error` (never scored). */
   score: number | null;
+  /** Decisions taken. */
   rounds: number;
   /** SHA-256 of the machine's state before this event, as `agent.decided.stateDigest` (checked by fold). */
   snapshotDigest: string;
