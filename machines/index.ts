@@ -3,7 +3,7 @@
  * for, its fold, its rules version and its errors.
  */
 export { episodeMachine } from './episode.machine.js';
-export { effectOf, describeEffect, statePath, type Effect } from './effects.js';
+export { effectOf, statePath, type Effect } from './effects.js';
 export {
   fold,
   step,

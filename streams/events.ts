@@ -7,8 +7,9 @@
  *
  * These are wire types, apart from the domain types they are made from: nothing here imports a task,
  * sandbox or xstate type, so editing a task field or upgrading a library cannot change a stored log
- * without a change to this file. Conversions are explicit (`streams/convert.ts` for actions and
- * command results; the task is stored as its own JSON record, read back with `taskFromRecord`).
+ * without a change to this file. Conversions are explicit: a sandbox's command result field by field
+ * (actors/episode/records.ts), the task as its own JSON record (tasks/record.ts `taskRecord`, read
+ * back with `taskFromRecord`), a recorded action back to the domain type (`actionFromRecord`).
  */
 
 /** Current schema version written by this build. */

@@ -18,16 +18,9 @@ export function taskRecord(task: Task): TaskRecord {
  * filled in). Null when it no longer validates (a log of an engiloop whose schema differed).
  */
 export function taskFromRecord(rec: TaskRecord): Task | null {
+  // A recorded task has its defaults resolved, `limits.max_rounds` included.
   const r = TaskSchema.safeParse(rec);
-  if (!r.success) return null;
-  const t = r.data as Task;
-  return {
-    ...t,
-    limits: {
-      ...t.limits,
-      max_rounds: (rec as { limits?: { max_rounds?: number } }).limits?.max_rounds ?? t.limits.max_rounds,
-    },
-  };
+  return r.success ? (r.data as Task) : null;
 }
 
 /** A recorded action as the domain type (validated: a log is read as untrusted input). */

@@ -6,10 +6,9 @@
  * infrastructure. A pure function of the log.
  */
 import type { ArtifactHandedOff, EpisodeEvent, VerdictData } from '../../streams/index.js';
-import type { Stage, Task } from '../../tasks/index.js';
 import { canonicalFormat, isKnownFormat } from '../../verifiers/index.js';
 import { latestStages } from './stage-list.js';
-import { defaultSandbox, stagesOf, taskFromRecord } from '../../tasks/index.js';
+import { defaultSandbox, stagesOf, taskFromRecord, type Stage, type Task } from '../../tasks/index.js';
 
 export type BreakCause = 'agent' | 'lost_handoff' | 'stale_handoff' | 'wrong_format' | 'infrastructure';
 

@@ -4,14 +4,7 @@
  * and only then fed to the machine — so what the machine sees is exactly what a later fold reads.
  */
 import { isRetryable, retry } from '../../core/index.js';
-import {
-  accepts,
-  describeEffect,
-  effectOf,
-  EventRejectedError,
-  stateName,
-  step,
-} from '../../machines/index.js';
+import { step } from '../../machines/index.js';
 import {
   decodeEvent,
   encodeEvent,
@@ -65,14 +58,9 @@ export function recorder(o: {
       externalize({ ...draft, v: EVENT_VERSION, at: now() } as EpisodeEvent, deps.blobs),
     );
     const event = decodeEvent(encodeEvent(external));
-    if (!accepts(run.snap, event))
-      throw new EventRejectedError(
-        run.snap.context.round,
-        null,
-        event.type,
-        stateName(run.snap),
-        describeEffect(effectOf(run.snap)),
-      );
+    // The machine takes the event before it is written (throwing for one it would not accept), and
+    // its new state is kept only once the append succeeded.
+    const next = step(run.snap, event);
     const sink = await sinkP;
     try {
       // A retried append reuses its message id, so one that was in fact stored is not stored twice.
@@ -86,7 +74,7 @@ export function recorder(o: {
       );
     }
     run.events.push(event);
-    run.snap = step(run.snap, event);
+    run.snap = next;
     o.appended(event);
   };
 }

@@ -9,12 +9,11 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from '../../streams/index.js';
 import type { EpisodeEvent, EventDraft, StageChecked } from '../../streams/index.js';
-import type { Task } from '../../tasks/index.js';
 import { collectDeliverable, writeRefusals } from './collect.js';
 import type { EffectScope } from './scope.js';
 import { fileStat } from './handoff.js';
 import { latestStages } from './stage-list.js';
-import { defaultSandbox, stagesOf } from '../../tasks/index.js';
+import { defaultSandbox, stagesOf, type Task } from '../../tasks/index.js';
 
 const same = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
