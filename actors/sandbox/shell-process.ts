@@ -35,11 +35,11 @@ const MAX_INLINE = 100_000;
 export const SHELL_PRELUDE = `__engi_reap() {
   __ENGI_KILLED=0
   [ "\${__ENGI_KEEP_ALL:-0}" = 1 ] && return 0
-  local pass s p l st pp pg re cmd grew n
+  local pass s p l st pp pg re cmd grew n forked naps=0
   local -a a
   local -A ppid pgid keep spare dead=()
   for ((pass = 0; pass < 64; pass++)); do
-    ppid=(); pgid=(); keep=()
+    ppid=(); pgid=(); keep=(); forked=0
     for s in /proc/[0-9]*/stat; do
       p=\${s#/proc/}; p=\${p%/stat}
       [ "$p" = "$$" ] && continue
@@ -55,7 +55,15 @@ export const SHELL_PRELUDE = `__engi_reap() {
       for re in "\${__ENGI_SERVICES[@]}"; do
         [[ $cmd =~ $re ]] && { keep[$p]=1; break; }
       done
+      [ -n "\${__ENGI_RUN:-}" ] && [ -z "\${keep[$p]:-}" ] && [ "$cmd" = "$__ENGI_RUN" ] && forked=1
     done
+    # A child forked by \`cmd &\` has the command's own command line until it execs: wait for it
+    # (25 ms at a time, 0.5 s at most) before judging whether it is a service.
+    if [ $forked = 1 ] && ((naps < 20)); then
+      naps=$((naps + 1)); pass=$((pass - 1))
+      read -r -t 0.025 -u 9 _ 2>/dev/null
+      continue
+    fi
     # Descendants of a service are part of it.
     grew=1
     while [ $grew = 1 ]; do
@@ -79,19 +87,26 @@ export const SHELL_PRELUDE = `__engi_reap() {
     [ $n = 0 ] && return 0
   done
 }
+# fd 9: a FIFO only this shell holds, so \`read -t\` on it is a sleep without a fork.
+__ENGI_NAP=/tmp/.engiloop-nap.$$
+mkfifo -m 600 "$__ENGI_NAP" 2>/dev/null && exec 9<>"$__ENGI_NAP"
+rm -f "$__ENGI_NAP"
 __engi() {
   local c="$3" rc f
   if [ \${#c} -lt ${MAX_INLINE} ]; then
-    timeout -k 2 "$2" bash -c "$c" </dev/null
+    __ENGI_RUN="bash -c $c"
+    timeout -k 2 "$2" bash -c "$c" </dev/null 9<&-
     rc=$?
   else
     f="/tmp/.engiloop-$1.sh"
+    __ENGI_RUN="bash $f"
     printf %s "$c" >"$f"
-    timeout -k 2 "$2" bash "$f" </dev/null
+    timeout -k 2 "$2" bash "$f" </dev/null 9<&-
     rc=$?
     rm -f "$f"
   fi
   __engi_reap
+  __ENGI_RUN=
   printf '${SENTINEL_PREFIX}%s__ %d %d\\n' "$1" "$rc" "$__ENGI_KILLED"
   printf '${SENTINEL_PREFIX}%s__\\n' "$1" >&2
 }

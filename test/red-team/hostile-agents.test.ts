@@ -299,7 +299,12 @@ describe('processes', () => {
         // The subshell's sleep is in the command's process group (killed by the timeout); the
         // setsid one left it and is reaped.
         [shell('setsid sleep 301 & (sleep 300 &); sleep 300', 1)],
-        [shell('setsid sleep 999 & nohup sleep 888 >/dev/null 2>&1 & sleep 777 & echo started')],
+        // The second sleep 777 is a forked shell for 0.2 s before it becomes the service.
+        [
+          shell(
+            'setsid sleep 999 & nohup sleep 888 >/dev/null 2>&1 & sleep 777 & (sleep 0.2; exec sleep 777) & echo started',
+          ),
+        ],
         [shell("ps -u 1000 -o args --no-headers | grep '^sleep' || true")],
       ],
       [],
@@ -310,7 +315,7 @@ describe('processes', () => {
     expect(timed!.result.timedOut).toBe(true);
     expect(timed!.result.stderr).toMatch(/killed 1 process\(es\)/);
     expect(started!.result.stderr).toMatch(/killed \d+ process\(es\)/);
-    expect(ps!.result.stdout.trim().split('\n')).toEqual(['sleep 777']);
+    expect(ps!.result.stdout.trim().split('\n')).toEqual(['sleep 777', 'sleep 777']);
   });
 
   it('leaves no container, volume or loop device behind', async () => {
