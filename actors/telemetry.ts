@@ -1,30 +1,31 @@
 /**
- * OpenTelemetry spans: episode → round → agent decision → action → verifier, with task id, round,
- * exit code and status. Configured by the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
- * OTEL_TRACES_EXPORTER, …). With none set, nothing is loaded and the API's no-op tracer is used, so
- * it costs next to nothing.
+ * OpenTelemetry spans: episode → round → agent decision → action, and verify → verifier, with task
+ * id, round, exit code and status. Configured by the standard OTEL_* variables
+ * (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, …). With none set, nothing is loaded and the
+ * API's no-op tracer is used, so it costs next to nothing.
+ *
+ * With `OTEL_SEMCONV_STABILITY_OPT_IN` holding `gen_ai_latest_experimental` the spans follow the
+ * OpenTelemetry GenAI semantic conventions (Development status): `invoke_agent {agent}` for the
+ * episode, `chat {model}` per provider call, `execute_tool {action}` per action and
+ * `gen_ai.evaluation.result` events for verdicts and scores (see telemetry/agent-spans.ts,
+ * tool-spans.ts, evaluation.ts). `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` adds
+ * message content, images only as object-store references (telemetry/content.ts).
  */
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
-
-/** The tracer; resolved on each call so a provider registered later (tests, SDK) is picked up. */
-function tracer() {
-  return trace.getTracer('engiloop', '0.1.0');
-}
-
-/** Starts a span, as a child of `parent` when given (explicit parents: no context manager needed). */
-export function startSpan(name: string, attributes: Attributes, parent?: Span): Span {
-  const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-  return tracer().startSpan(name, { attributes }, ctx);
-}
-
-/** Ends a span, marking it an error when `err` is given. */
-export function endSpan(span: Span, err?: unknown): void {
-  if (err !== undefined) {
-    span.recordException(err instanceof Error ? err : new Error(String(err)));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-  }
-  span.end();
-}
+export {
+  captureContent,
+  endEpisodeSpan,
+  endSpan,
+  endToolSpan,
+  genAiLatest,
+  recordChat,
+  recordEvaluations,
+  recordFailureModes,
+  recordStageChecks,
+  startEpisodeSpan,
+  startLegacySpan,
+  startSpan,
+  startToolSpan,
+} from './telemetry/index.js';
 
 /** True when any OTEL_* variable asks for telemetry. */
 export function telemetryConfigured(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -231,6 +231,12 @@ export interface EpisodeStarted extends EventBase {
   task: TaskRecord;
   /** Agent spec, e.g. `scripted` or `scripted:defect=wrong-width`. */
   agent: string;
+  /**
+   * Set on an episode forked from another (`engiloop fork`): the original and the round whose end
+   * it branched from. The events of rounds 1..round are copies of the original's. Added without a
+   * version bump: optional, and absent in every older event.
+   */
+  parent?: { episodeId: string; round: number };
 }
 
 export interface SandboxProvisioned extends EventBase {
@@ -257,6 +263,12 @@ export interface ObservationRecorded extends EventBase {
    * PNG a CLI agent asked to view (`view_image`) in the round before.
    */
   images?: { name: string; mediaType: string; digest: string; bytes: number }[];
+  /**
+   * GUI tasks: the managed windows when the screenshot was taken, in screen pixels, and which had
+   * the focus (what the failure analysis checks clicks against). Added without a version bump:
+   * optional, and absent in every older event.
+   */
+  windows?: { title: string; x: number; y: number; width: number; height: number; focused: boolean }[];
 }
 
 /** Token counts of one model call. */

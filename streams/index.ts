@@ -35,6 +35,7 @@ export { BLOB_BUCKET, BlobStore, externalize, internalize, sha256Hex } from './b
 export { DEFAULT_RETENTION, type BlobKind } from './retention.js';
 export { collectGarbage, REPORT_KINDS, type GcProgress, type GcReport } from './gc.js';
 export { RunIndex } from './runs.js';
+export { SummaryStore, type EpisodeSummaryRecord } from './summaries.js';
 export { connectNats } from './connect.js';
 export {
   startNatsServer,

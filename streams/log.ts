@@ -20,6 +20,10 @@ export const RUNS_STREAM = 'ENGILOOP_RUNS';
 const EPISODE_SUBJECT_PREFIX = 'engiloop.ep.';
 /** Subject prefix of run records. */
 export const RUN_SUBJECT_PREFIX = 'engiloop.run.';
+/** Stream holding episode summaries (see `summaries.ts`). */
+export const SUMMARIES_STREAM = 'ENGILOOP_SUMMARIES';
+/** Subject prefix of episode summaries: `engiloop.summary.<runId>.<episodeId>`. */
+export const SUMMARY_SUBJECT_PREFIX = 'engiloop.summary.';
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
@@ -43,6 +47,17 @@ const RUNS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
   retention: RetentionPolicy.Limits,
   discard: DiscardPolicy.Old,
   duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+  allow_direct: true,
+};
+
+/** Config of `ENGILOOP_SUMMARIES`: derived data, one subject per episode, the latest kept. */
+const SUMMARIES_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+  name: SUMMARIES_STREAM,
+  subjects: [`${SUMMARY_SUBJECT_PREFIX}>`],
+  storage: StorageType.File,
+  retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.Old,
+  max_msgs_per_subject: 1,
   allow_direct: true,
 };
 
@@ -102,11 +117,12 @@ export async function waitForStreamLeader(
 }
 
 /**
- * Creates both streams, or updates them to the configs above when they exist, with `o.replicas`
+ * Creates the events, runs and summaries streams, or updates them to the configs above when they exist, with `o.replicas`
  * copies (see {@link StreamsOptions}). Idempotent.
  */
 export async function ensureStreams(jsm: JetStreamManager, o: StreamsOptions = {}): Promise<void> {
-  for (const cfg of [EVENTS_STREAM_CONFIG, RUNS_STREAM_CONFIG]) await ensureStream(jsm, withReplicas(cfg, o));
+  for (const cfg of [EVENTS_STREAM_CONFIG, RUNS_STREAM_CONFIG, SUMMARIES_STREAM_CONFIG])
+    await ensureStream(jsm, withReplicas(cfg, o));
 }
 
 /** Subject of an episode's log. @throws InvalidLogIdError `INVALID_LOG_ID`. */

@@ -4,7 +4,9 @@ import { Command, CommanderError } from 'commander';
 import { EngiloopError } from '../../core/index.js';
 import { isTaskLoadError } from '../../tasks/index.js';
 import { initTelemetry } from '../telemetry.js';
+import { analyzeCommands } from './commands/analyze.js';
 import { distributedCommands } from './commands/distributed.js';
+import { forkCommand } from './commands/fork.js';
 import { gcCommand } from './commands/gc.js';
 import { inspectCommands } from './commands/inspect.js';
 import { mcpCommand } from './commands/mcp.js';
@@ -35,6 +37,8 @@ replayCommand(program);
 distributedCommands(program);
 miscCommands(program);
 provenanceCommand(program);
+analyzeCommands(program);
+forkCommand(program);
 mcpCommand(program);
 gcCommand(program);
 

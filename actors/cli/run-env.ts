@@ -3,6 +3,7 @@
  * clean-up, and Ctrl-C handling (first: stop episodes and remove their containers; second: quit).
  */
 import { join } from 'node:path';
+import { failureModesOf } from '../analysis/index.js';
 import { episodeDeps, type EpisodeDeps } from '../episode/index.js';
 import { engiloopHome } from '../paths.js';
 import { newRunId } from '../run/index.js';
@@ -27,7 +28,10 @@ export async function withRunEnv<T>(fn: (env: RunEnv) => Promise<T>): Promise<T>
       const orphans = await provider.removeOrphans().catch(() => 0);
       if (orphans) console.error(`removed ${orphans} container(s) left by a crashed run`);
       const runId = newRunId();
-      const deps: EpisodeDeps = episodeDeps({ log: streams.log, blobs: streams.blobs, provider });
+      const deps: EpisodeDeps = {
+        ...episodeDeps({ log: streams.log, blobs: streams.blobs, provider }),
+        failureModes: failureModesOf,
+      };
       return await fn({
         streams,
         deps,

@@ -14,6 +14,7 @@ import {
   BlobStore,
   EpisodeLog,
   RunIndex,
+  SummaryStore,
   connectNats,
   ensureJobsStream,
   ensureLocalNats,
@@ -27,6 +28,8 @@ export interface StreamsEnv {
   log: EpisodeLog;
   blobs: BlobStore;
   runs: RunIndex;
+  /** Episode summaries (failure modes, usage) for `analyze`. */
+  summaries: SummaryStore;
   /** Where the NATS came from, for messages. */
   where: string;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise<Stream
     BlobStore.open(nc, undefined, so),
     RunIndex.open(nc, undefined, so),
   ]);
+  const summaries = new SummaryStore(log.js, log.jsm);
   // The job queue is opened later by `submit` / `worker` / `status` without options, which keeps
   // the stream's replicas: set them here.
   if (so.replicas !== undefined) await ensureJobsStream(log.jsm, so);
@@ -78,6 +82,7 @@ async function openStreams(env: NodeJS.ProcessEnv = process.env): Promise<Stream
     log,
     blobs,
     runs,
+    summaries,
     where,
     close: async () => {
       await nc.drain().catch(() => nc.close());

@@ -52,7 +52,7 @@ export function resultsReport(results: readonly EpisodeResult[], summary: RunSum
           ]
         : ['—', '—', '—']
       : []),
-    r.passed ? '' : why(r).slice(0, 140),
+    `${r.parent ? `[fork of ${r.parent.episodeId}@${r.parent.round}] ` : ''}${r.passed ? '' : why(r).slice(0, 140)}`,
   ]);
   const counts = Object.entries(summary.byStatus)
     .map(([k, v]) => `${k} ${v}`)

@@ -11,7 +11,14 @@ import type { CommandResult } from '../sandbox/index.js';
 import { defaultSandbox, readTaskFile, sizeText, type Action } from '../../tasks/index.js';
 import { imageMediaType } from '../../verifiers/index.js';
 import { viewImageRequest, type Agent } from '../agents/index.js';
-import { endSpan, startSpan } from '../telemetry.js';
+import {
+  endSpan,
+  genAiLatest,
+  recordChat,
+  recordEvaluations,
+  startLegacySpan,
+  startSpan,
+} from '../telemetry.js';
 import { notRun, observationText } from './observe.js';
 import { executeGui, observeGui, startDesktops } from './gui-effects.js';
 import { handoff } from './handoff.js';
@@ -148,6 +155,15 @@ export async function decide(
   const round = ctx.round + 1;
   const span = startSpan('agent.decide', { 'engiloop.task': ctx.taskId, 'engiloop.round': round }, parent);
   const t0 = performance.now();
+  let called = 0;
+  // The provider call's `chat` span (GenAI opt-in only) runs from the ask to the answer.
+  const chatAt = (exchanges?: string) => ({
+    conversationId: s.opts.episodeId,
+    round,
+    startMs: performance.timeOrigin + t0,
+    endMs: performance.timeOrigin + (called || performance.now()),
+    ...(exchanges ? { exchanges } : {}),
+  });
   const recordRetries = async () => {
     for (const r of agent.lastCall?.retries ?? [])
       await emit({
@@ -177,7 +193,9 @@ export async function decide(
       ...(shown.length ? { images: shown } : {}),
       ...(s.opts.signal ? { signal: s.opts.signal } : {}),
     });
+    called = performance.now();
   } catch (e) {
+    if (agent.lastCall?.round === round) recordChat(span, agent.lastCall, chatAt());
     endSpan(span, e);
     await recordRetries();
     throw e;
@@ -199,7 +217,8 @@ export async function decide(
       }
     : undefined;
   span.setAttribute('engiloop.decision', decision.kind);
-  if (call)
+  if (c && call) recordChat(span, c, chatAt(call.exchanges));
+  if (call && !genAiLatest())
     span.setAttributes({
       'gen_ai.usage.input_tokens': call.usage.input,
       'gen_ai.usage.output_tokens': call.usage.output,
@@ -239,7 +258,7 @@ export async function execute(
   const name = action.sandbox ?? defaultSandbox(task);
   const sb = s.sandboxes.get(name);
   if (!sb) return notRun(`no sandbox named "${name}" (have: ${[...s.sandboxes.keys()].join(', ')})`);
-  const span = startSpan(
+  const span = startLegacySpan(
     'action',
     { 'engiloop.task': task.id, 'engiloop.round': round, 'engiloop.action': 'shell' },
     parent,
@@ -302,6 +321,7 @@ export async function verify(s: EffectScope, stages: ReadonlyMap<string, StageCh
       vs.end();
     }
     const mixed = mixStages(task, stages, v);
+    recordEvaluations(s.span, v.verdicts, mixed);
     span.setAttributes({ 'engiloop.score': mixed.score, 'engiloop.passed': mixed.passed });
     endSpan(span);
     return {

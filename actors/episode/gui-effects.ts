@@ -103,5 +103,13 @@ export async function observeGui(s: EffectScope, ctx: EpisodeContext): Promise<E
     text: `${base}\nWindows (* = focused):\n${list || '  (none)'}`,
     screenshot: digest,
     images: [{ name: 'screenshot.png', mediaType: 'image/png', digest, bytes: shot.png.length }],
+    windows: wins.list.map((w) => ({
+      title: w.title,
+      x: w.x,
+      y: w.y,
+      width: w.width,
+      height: w.height,
+      focused: w.id === wins.focused?.id,
+    })),
   };
 }

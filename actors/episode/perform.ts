@@ -16,9 +16,9 @@ import {
 } from '../../machines/index.js';
 import type { EpisodeSnapshot } from '../../machines/index.js';
 import { EVENT_VERSION, type EpisodeEvent, type EventDraft } from '../../streams/index.js';
-import { actionFromRecord, taskRecord } from '../../tasks/index.js';
+import { actionFromRecord, defaultSandbox, taskRecord, type Action } from '../../tasks/index.js';
 import { isContainerGone } from '../sandbox/index.js';
-import { endSpan, startSpan } from '../telemetry.js';
+import { endSpan, endToolSpan, recordStageChecks, startSpan, startToolSpan } from '../telemetry.js';
 import { snapshotDigest } from './digest.js';
 import * as fx from './effects.js';
 import { handoff } from './handoff.js';
@@ -50,6 +50,12 @@ function shownImages(events: readonly EpisodeEvent[]): fx.StoredImage[] {
     if (e.type === 'observation.recorded') return e.images ?? [];
   }
   return [];
+}
+
+/** The span of one action (`execute_tool {type}`; records nothing without the GenAI opt-in). */
+function toolSpan(s: EffectScope, run: RunState, action: Action, round: number, index: number): Span {
+  const at = { taskId: s.lt.task.id, round, index, defaultSandbox: defaultSandbox(s.lt.task) };
+  return startToolSpan(action, at, run.roundSpan ?? s.span);
 }
 
 /** Ends the span of the round under way, if any. */
@@ -120,7 +126,13 @@ export async function perform(effect: Effect, s: EffectScope, run: RunState): Pr
     case 'execute': {
       const { round, index, action } = effect;
       await run.emit({ type: 'action.started', round, index, action });
-      const r = await fx.execute(s, actionFromRecord(action), round, run.roundSpan ?? s.span);
+      const a = actionFromRecord(action);
+      const span = toolSpan(s, run, a, round, index);
+      const r = await fx.execute(s, a, round, run.roundSpan ?? s.span).catch((e: unknown) => {
+        endSpan(span, e);
+        throw e;
+      });
+      endToolSpan(span, r);
       return run.emit({ type: 'action.executed', round, index, action, result: resultRecord(r) });
     }
     case 'skip': {
@@ -133,7 +145,12 @@ export async function perform(effect: Effect, s: EffectScope, run: RunState): Pr
       const { round, index, action } = effect;
       await run.emit({ type: 'action.started', round, index, action });
       const t = performance.now();
-      const h = await handoff(s, action);
+      const span = toolSpan(s, run, actionFromRecord(action), round, index);
+      const h = await handoff(s, action).catch((e: unknown) => {
+        endSpan(span, e);
+        throw e;
+      });
+      endToolSpan(span, h.result, h.info ?? undefined);
       if (h.info)
         await run.emit({
           type: 'artifact.handed_off',
@@ -144,10 +161,13 @@ export async function perform(effect: Effect, s: EffectScope, run: RunState): Pr
         });
       return run.emit({ type: 'action.executed', round, index, action, result: resultRecord(h.result) });
     }
-    case 'checkStages':
+    case 'checkStages': {
       if (effect.after === 'final') endRound(run);
+      const from = run.events.length;
       await checkStages(s, effect.round, run.events, run.emit);
+      recordStageChecks(s.span, run.events.slice(from));
       return run.emit({ type: 'stages.swept', round: effect.round, after: effect.after });
+    }
     case 'snapshot':
       return run.emit(await takeSnapshot(s, effect.round, effect.reason));
     case 'restore':

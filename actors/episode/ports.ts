@@ -59,6 +59,11 @@ export interface EpisodeDeps {
   verify: VerifyFn;
   /** Clock; injected so tests can drive it. */
   now?: () => number;
+  /**
+   * The failure modes of an ended episode's events (actors/analysis), put on its telemetry span as
+   * `engiloop.failure_modes`. Injected so this folder does not depend on the analysis.
+   */
+  failureModes?: (events: readonly EpisodeEvent[]) => readonly string[];
 }
 
 export interface EpisodeOptions {
@@ -107,6 +112,8 @@ export interface EpisodeResult {
   attribution: Attribution | null;
   /** The `halt_on_fail` stage whose failed check ended the episode; null when none did. */
   haltedAt: string | null;
+  /** For a forked episode (`engiloop fork`): the episode and round it branched from. */
+  parent?: { episodeId: string; round: number } | null;
 }
 
 /** A model-backed agent's usage over one episode. */

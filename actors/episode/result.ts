@@ -19,6 +19,8 @@ export interface ResultFacts {
   attribution?: Attribution | null;
   /** The stage whose failed check halted the episode (see {@link haltedStage}). */
   haltedAt?: string | null;
+  /** The episode this one was forked from (its `episode.started.parent`). */
+  parent?: { episodeId: string; round: number } | null;
 }
 
 /** The `halt_on_fail` stage whose failed check ended an episode, from its log; null when none did. */
@@ -68,6 +70,7 @@ export function resultOf(snap: FoldedSnapshot, f: ResultFacts): EpisodeResult {
     usage: f.usage ?? null,
     attribution: f.attribution ?? null,
     haltedAt: f.haltedAt ?? null,
+    parent: f.parent ?? null,
   };
 }
 
@@ -86,5 +89,6 @@ export function resultFromLog(events: readonly EpisodeEvent[]): EpisodeResult | 
     usage: agentUsage(events),
     attribution: attribute(events),
     haltedAt: haltedStage(events),
+    parent: first.parent ?? null,
   });
 }

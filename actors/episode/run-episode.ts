@@ -19,7 +19,7 @@ import {
 import type { EpisodeEvent } from '../../streams/index.js';
 import type { LoadedTask } from '../../tasks/index.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { endSpan, startSpan } from '../telemetry.js';
+import { endEpisodeSpan, recordFailureModes, startEpisodeSpan } from '../telemetry.js';
 import { attribute } from './attribute.js';
 import { EpisodeError, isRecordingError } from './errors.js';
 import { endRound, faultOf, perform, type RunState } from './perform.js';
@@ -50,11 +50,7 @@ export async function runEpisode(
   const t0 = now();
   const { task } = lt;
   const sandboxes = new Map<string, Sandbox>();
-  const span = startSpan('episode', {
-    'engiloop.task': task.id,
-    'engiloop.episode': opts.episodeId,
-    'engiloop.agent': opts.agent.name,
-  });
+  const span = startEpisodeSpan(task.id, opts.episodeId, opts.agent);
   const prior = opts.prior ?? [];
   // A resumed episode's budget starts from the snapshots it already stored.
   const stored = { bytes: snapshotBytes(prior), digests: new Set<string>() };
@@ -139,8 +135,9 @@ export async function runEpisode(
     usage: agentUsage(run.events),
     attribution: attribute(run.events),
     haltedAt: haltedStage(run.events),
+    parent: prior[0]?.type === 'episode.started' ? (prior[0].parent ?? null) : null,
   });
-  span.setAttributes({ 'engiloop.status': result.status, 'engiloop.rounds': result.rounds });
-  endSpan(span, logError ?? undefined);
+  if (deps.failureModes) recordFailureModes(span, [...deps.failureModes(run.events)]);
+  endEpisodeSpan(span, result, logError ?? undefined);
   return result;
 }

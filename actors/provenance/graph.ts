@@ -38,6 +38,8 @@ export interface ProvenanceGraph {
   edges: HandoffEdge[];
   /** Where the chain broke, when the episode did not pass. */
   attribution: Attribution | null;
+  /** The episode this one was forked from, and the round (`engiloop fork`). */
+  parent: { episodeId: string; round: number } | null;
 }
 
 const key = (sandbox: string, path: string, digest: string) => `${sandbox}:${path}@${digest.slice(0, 12)}`;
@@ -162,5 +164,6 @@ export function provenance(events: readonly EpisodeEvent[]): ProvenanceGraph {
     nodes: [...nodes.values()],
     edges,
     attribution: attribute(events),
+    parent: start.parent ?? null,
   };
 }

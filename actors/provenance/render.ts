@@ -27,6 +27,10 @@ const verdictText = (n: ArtifactNode) =>
 /** One block per artifact (producer, hand-offs out, verdicts), then where the chain broke. */
 export function renderProvenance(g: ProvenanceGraph): string {
   const lines = [`Artifacts of episode ${g.episodeId} (task ${g.taskId}):`];
+  if (g.parent)
+    lines.push(
+      `forked from episode ${g.parent.episodeId} at the end of round ${g.parent.round}: rounds 1–${g.parent.round} are its own (see engiloop provenance ${g.parent.episodeId})`,
+    );
   for (const n of g.nodes) {
     const by = n.producedBy
       ? `round ${n.producedBy.round}${n.producedBy.index === null ? '' : `.${n.producedBy.index + 1}`}${n.producedBy.command ? ` (${n.producedBy.command})` : ''}`

@@ -20,7 +20,8 @@ export interface SuiteRunOptions {
   runDir: string;
   signal?: AbortSignal;
   onProgress?: (p: EpisodeProgress) => void;
-  onEpisodeEnd?: (r: EpisodeResult) => void;
+  /** Called as each episode ends; awaited before the slot takes the next episode. */
+  onEpisodeEnd?: (r: EpisodeResult) => void | Promise<void>;
 }
 
 export interface SuiteRun {
@@ -56,7 +57,7 @@ export async function runSuite(
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     });
-    o.onEpisodeEnd?.(r);
+    await o.onEpisodeEnd?.(r);
     return r;
   });
   return { runId: o.runId, results, summary: summarize(results) };

@@ -5,10 +5,18 @@
  * in-progress acks; if this worker dies, the job is redelivered to another after the ack wait.
  */
 import { join } from 'node:path';
-import type { BlobStore, EpisodeLog, HeldJob, JobQueue, RunIndex } from '../../streams/index.js';
+import type {
+  BlobStore,
+  EpisodeLog,
+  HeldJob,
+  JobQueue,
+  RunIndex,
+  SummaryStore,
+} from '../../streams/index.js';
 import { loadTask, type LoadedTask } from '../../tasks/index.js';
 import { verifierRules } from '../../verifiers/index.js';
 import { createAgent } from '../agents/index.js';
+import { recordSummary } from '../analysis/index.js';
 import { runEpisode, type EpisodeDeps, type EpisodeProgress, type EpisodeResult } from '../episode/index.js';
 import { finishRunIfComplete } from './run-status.js';
 import { unpackTask } from './task-pack.js';
@@ -18,6 +26,8 @@ export interface WorkerEnv {
   log: EpisodeLog;
   blobs: BlobStore;
   runs: RunIndex;
+  /** Where an ended episode's summary goes (see actors/analysis/summary.ts); none: not written. */
+  summaries?: SummaryStore;
   /** Episode deps except the log writer, which the worker positions per job. */
   deps: Omit<EpisodeDeps, 'openLog'>;
   /** Folder for unpacked task folders and artifacts. */
@@ -81,6 +91,10 @@ async function runJob(env: WorkerEnv, held: HeldJob, o: WorkerOptions): Promise<
       return null;
     }
     held.msg.ack();
+    if (env.summaries) {
+      const s = await recordSummary(env.log, env.summaries, job.episodeId);
+      if (!s.ok) o.log?.(`${job.episodeId}: no summary (analyze will refold its log): ${s.error}`);
+    }
     o.onEpisode?.(result, held.delivery);
     await finishRunIfComplete(env.log, env.runs, job.runId);
     return result;

@@ -47,6 +47,9 @@ describe('engiloop', () => {
       ['images', 'build'],
       ['verifiers'],
       ['gc'],
+      ['analyze'],
+      ['compare'],
+      ['fork'],
     ]) {
       const r = await cli([...args, '--help']);
       expect(r.code, args.join(' ')).toBe(0);

@@ -7,6 +7,7 @@ import { MAX_HISTORY_WINDOW } from '../../../tasks/index.js';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { JobQueue, localNatsStatus, stopLocalNats } from '../../../streams/index.js';
+import { failureModesOf } from '../../analysis/index.js';
 import { episodeDeps } from '../../episode/index.js';
 import { engiloopHome } from '../../paths.js';
 import { newRunId, planEpisodes } from '../../run/index.js';
@@ -102,9 +103,13 @@ export function distributedCommands(program: Command): void {
               log: s.log,
               blobs: s.blobs,
               runs: s.runs,
+              summaries: s.summaries,
               home: engiloopHome(),
               // The worker positions its own log writer per job.
-              deps: episodeDeps({ log: s.log, blobs: s.blobs, provider }),
+              deps: {
+                ...episodeDeps({ log: s.log, blobs: s.blobs, provider }),
+                failureModes: failureModesOf,
+              },
             },
             {
               concurrency,

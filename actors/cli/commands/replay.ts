@@ -7,8 +7,6 @@ import { emitKeypressEvents } from 'node:readline';
 import type { Command } from 'commander';
 import type { EpisodeEvent } from '../../../streams/index.js';
 import { stateName } from '../../../machines/index.js';
-import { loadSuite, type LoadedTask } from '../../../tasks/index.js';
-import { stableStringify } from '../../episode/index.js';
 import {
   buildTimeline,
   isReplayDivergence,
@@ -19,6 +17,7 @@ import {
   type Timeline,
 } from '../../replay/index.js';
 import { CliExit, EXIT } from '../exit.js';
+import { findTask } from '../find-task.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withRunEnv } from '../run-env.js';
@@ -79,26 +78,6 @@ async function browse(tl: Timeline, start: number): Promise<void> {
   });
   process.stdin.setRawMode(false);
   process.stdin.pause();
-}
-
-async function findTask(dir: string, events: EpisodeEvent[]): Promise<LoadedTask> {
-  const started = events[0];
-  if (started?.type !== 'episode.started')
-    throw new CliExit(EXIT.BAD_INPUT, 'the log does not start with episode.started');
-  const { tasks } = await loadSuite(dir);
-  const lt = tasks.find((t) => t.task.id === started.task.id);
-  if (!lt)
-    throw new CliExit(
-      EXIT.BAD_INPUT,
-      `task "${started.task.id}" not found under ${dir} (give its suite with --tasks <dir>)`,
-    );
-  const { volatile: _a, ...now } = lt.task;
-  const { volatile: _b, ...then } = started.task;
-  if (stableStringify(now) !== stableStringify(then))
-    console.error(
-      `warning: ${lt.dir}/task.yaml differs from the task recorded in the log; replaying with the current folder`,
-    );
-  return lt;
 }
 
 export function replayCommand(program: Command): void {

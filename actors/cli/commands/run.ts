@@ -4,6 +4,7 @@ import { MAX_HISTORY_WINDOW } from '../../../tasks/index.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { recordSummary } from '../../analysis/index.js';
 import { planEpisodes, runSuite } from '../../run/index.js';
 import { EXIT, wholeNumber } from '../exit.js';
 import { loadRunTasks } from '../run-tasks.js';
@@ -66,6 +67,13 @@ export function runCommand(program: Command): void {
           runDir,
           signal,
           onProgress: (p) => view.update(p),
+          onEpisodeEnd: async (r) => {
+            const s = await recordSummary(streams.log, streams.summaries, r.episodeId);
+            if (!s.ok)
+              console.error(
+                `engiloop: no summary for ${r.episodeId} (analyze will refold its log): ${s.error}`,
+              );
+          },
         });
         view.close();
         const record = {
