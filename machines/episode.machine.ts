@@ -53,6 +53,10 @@ export const episodeMachine = setup({
     events: {} as EpisodeEvent,
   },
   actions: {
+    // Every accepted event sets `lastAt` to its `at`: `stamp` alone, or, where a transition has an
+    // action that reads the event (`observed`, `decided`, `actionDone`, …), that action sets it in
+    // the same assign. Each assign costs xstate a context copy and a new snapshot, so one per event
+    // instead of two keeps the fold ~12 % faster (bench/fold.ts); the context is the same.
     stamp: assign({ lastAt: ({ event }) => event.at }),
     phase: assign((_, p: { phase: Phase }) => ({ phase: p.phase })),
     start: assign(({ event }) => {
@@ -71,31 +75,29 @@ export const episodeMachine = setup({
       };
     }),
     provisioned: assign({ provisioned: true }),
-    observed: assign({
-      observation: ({ event }) => {
-        assertEvent(event, 'observation.recorded');
-        return event.text;
-      },
+    observed: assign(({ event }) => {
+      assertEvent(event, 'observation.recorded');
+      return { lastAt: event.at, observation: event.text };
     }),
     decided: assign(({ context, event }) => {
       assertEvent(event, 'agent.decided');
-      return afterDecision(context, event);
+      return { lastAt: event.at, ...afterDecision(context, event) };
     }),
-    handedOff: assign({ handedOff: true }),
+    handedOff: assign(({ event }) => ({ lastAt: event.at, handedOff: true })),
     actionDone: assign(({ context, event }) => {
       assertEvent(event, 'action.executed');
-      return afterAction(context, event);
+      return { lastAt: event.at, ...afterAction(context, event) };
     }),
     sweepFrom: assign((_, p: { after: SweepAfter }) => ({ sweep: { after: p.after, checked: 0 } })),
     staged: assign(({ context, event }) => {
       assertEvent(event, 'stage.checked');
-      return afterStageCheck(context, event);
+      return { lastAt: event.at, ...afterStageCheck(context, event) };
     }),
     swept: assign({ sweep: null }),
     stageHalted: assign({ outcome: 'fail' as const, failReason: ({ context }) => context.halted }),
     snapshotFor: assign({ snapshot: ({ context }) => ({ reason: snapshotReason(context) ?? 'interval' }) }),
-    snapshotted: assign({ snapshot: null }),
-    lost: assign({ losses: ({ context }) => context.losses + 1 }),
+    snapshotted: assign(({ event }) => ({ lastAt: event.at, snapshot: null })),
+    lost: assign(({ context, event }) => ({ lastAt: event.at, losses: context.losses + 1 })),
     lostForGood: assign({
       error: ({ event }) => {
         assertEvent(event, 'sandbox.lost');
@@ -107,23 +109,22 @@ export const episodeMachine = setup({
     })),
     resumed: assign(({ context, event }) => {
       assertEvent(event, 'episode.resumed');
-      return { restore: null, startedAt: context.startedAt + (event.downtimeMs ?? 0) };
+      return { lastAt: event.at, restore: null, startedAt: context.startedAt + (event.downtimeMs ?? 0) };
     }),
     outcomeDone: assign({ outcome: 'done' as const }),
     outcomeFail: assign({ outcome: 'fail' as const }),
     outcomeRounds: assign({ outcome: 'limit' as const, limitReason: 'max_rounds' as const }),
     outcomeClock: assign({ outcome: 'limit' as const, limitReason: 'wall_clock' as const }),
-    verified: assign({
-      verification: ({ event }) => {
-        assertEvent(event, 'verification.completed');
-        return { score: event.score, passed: event.passed, verdicts: event.verdicts };
-      },
+    verified: assign(({ event }) => {
+      assertEvent(event, 'verification.completed');
+      return {
+        lastAt: event.at,
+        verification: { score: event.score, passed: event.passed, verdicts: event.verdicts },
+      };
     }),
-    infra: assign({
-      error: ({ event }) => {
-        assertEvent(event, 'infra.failed');
-        return { ...event.error, during: event.during };
-      },
+    infra: assign(({ event }) => {
+      assertEvent(event, 'infra.failed');
+      return { lastAt: event.at, error: { ...event.error, during: event.during } };
     }),
     status: assign((_, p: { status: EpisodeStatus }) => ({ status: p.status })),
   },
@@ -249,14 +250,14 @@ export const episodeMachine = setup({
     running: {
       initial: 'live',
       on: {
-        'infra.failed': { target: 'infra_error', actions: ['stamp', 'infra'] },
+        'infra.failed': { target: 'infra_error', actions: ['infra'] },
         'sandbox.lost': [
           {
             guard: 'lossWithinBudget',
             target: '.restoring',
-            actions: ['stamp', 'lost', { type: 'restoreFor', params: { reason: 'sandbox_lost' } }],
+            actions: ['lost', { type: 'restoreFor', params: { reason: 'sandbox_lost' } }],
           },
-          { guard: 'lossCounted', target: 'infra_error', actions: ['stamp', 'lost', 'lostForGood'] },
+          { guard: 'lossCounted', target: 'infra_error', actions: ['lost', 'lostForGood'] },
         ],
         'episode.claimed': {
           target: '.restoring',
@@ -282,7 +283,7 @@ export const episodeMachine = setup({
                     target: 'verifying',
                     actions: ['stamp', 'outcomeClock'],
                   },
-                  { guard: 'observationFits', target: 'deciding', actions: ['stamp', 'observed'] },
+                  { guard: 'observationFits', target: 'deciding', actions: ['observed'] },
                 ],
               },
             },
@@ -294,25 +295,25 @@ export const episodeMachine = setup({
                   {
                     guard: and(['decisionFits', 'clockOut']),
                     target: 'verifying',
-                    actions: ['stamp', 'decided', 'outcomeClock'],
+                    actions: ['decided', 'outcomeClock'],
                   },
                   {
                     guard: and(['decisionFits', decisionIs('done')]),
                     target: 'verifying',
-                    actions: ['stamp', 'decided', 'outcomeDone'],
+                    actions: ['decided', 'outcomeDone'],
                   },
                   {
                     guard: and(['decisionFits', decisionIs('fail')]),
                     target: 'verifying',
-                    actions: ['stamp', 'decided', 'outcomeFail'],
+                    actions: ['decided', 'outcomeFail'],
                   },
                   {
                     guard: and(['decisionFits', decisionIs('act')]),
                     target: 'acting',
-                    actions: ['stamp', 'decided'],
+                    actions: ['decided'],
                   },
                   // An invalid output spends its round; the next observation tells the agent what was wrong.
-                  { guard: 'decisionFits', target: 'roundEnd', actions: ['stamp', 'decided'] },
+                  { guard: 'decisionFits', target: 'roundEnd', actions: ['decided'] },
                 ],
               },
             },
@@ -320,16 +321,16 @@ export const episodeMachine = setup({
               entry: phase('acting'),
               on: {
                 'action.started': { guard: 'startFits', actions: 'stamp' },
-                'artifact.handed_off': { guard: 'handoffFits', actions: ['stamp', 'handedOff'] },
+                'artifact.handed_off': { guard: 'handoffFits', actions: ['handedOff'] },
                 'action.executed': [
                   // A hand-off's stages are checked at once; a halting failure stops the round there.
                   {
                     guard: and(['resultFits', 'sweepsAfterHandoff']),
                     target: 'checking_stages',
-                    actions: ['stamp', 'actionDone', sweepFrom('handoff')],
+                    actions: ['actionDone', sweepFrom('handoff')],
                   },
-                  { guard: and(['resultFits', 'moreActions']), actions: ['stamp', 'actionDone'] },
-                  { guard: 'resultFits', target: 'roundEnd', actions: ['stamp', 'actionDone'] },
+                  { guard: and(['resultFits', 'moreActions']), actions: ['actionDone'] },
+                  { guard: 'resultFits', target: 'roundEnd', actions: ['actionDone'] },
                 ],
               },
             },
@@ -346,7 +347,7 @@ export const episodeMachine = setup({
             checking_stages: {
               entry: phase('checking_stages'),
               on: {
-                'stage.checked': { guard: 'stageFits', actions: ['stamp', 'staged'] },
+                'stage.checked': { guard: 'stageFits', actions: ['staged'] },
                 'stages.swept': [
                   {
                     guard: and(['sweepFits', 'halted']),
@@ -378,12 +379,12 @@ export const episodeMachine = setup({
                 'workspace.snapshotted': {
                   guard: 'snapshotFits',
                   target: 'observing',
-                  actions: ['stamp', 'snapshotted'],
+                  actions: ['snapshotted'],
                 },
                 'snapshot.skipped': {
                   guard: 'snapshotFits',
                   target: 'observing',
-                  actions: ['stamp', 'snapshotted'],
+                  actions: ['snapshotted'],
                 },
               },
             },
@@ -397,16 +398,16 @@ export const episodeMachine = setup({
                   exit: 'swept',
                   always: { guard: not('hasStages'), target: 'scoring' },
                   on: {
-                    'stage.checked': { guard: 'stageFits', actions: ['stamp', 'staged'] },
+                    'stage.checked': { guard: 'stageFits', actions: ['staged'] },
                     'stages.swept': { guard: 'sweepFits', target: 'scoring', actions: 'stamp' },
                   },
                 },
                 scoring: {
                   on: {
                     'verification.completed': [
-                      { guard: 'outcomeIsDone', target: '#episode.done', actions: ['stamp', 'verified'] },
-                      { guard: 'outcomeIsFail', target: '#episode.failed', actions: ['stamp', 'verified'] },
-                      { target: '#episode.limit', actions: ['stamp', 'verified'] },
+                      { guard: 'outcomeIsDone', target: '#episode.done', actions: ['verified'] },
+                      { guard: 'outcomeIsFail', target: '#episode.failed', actions: ['verified'] },
+                      { target: '#episode.limit', actions: ['verified'] },
                     ],
                   },
                 },
@@ -417,7 +418,7 @@ export const episodeMachine = setup({
         /** Rebuilding the sandboxes (after a loss or a take-over); then back where the fault struck. */
         restoring: {
           on: {
-            'episode.resumed': { guard: 'resumedFits', target: 'live.hist', actions: ['stamp', 'resumed'] },
+            'episode.resumed': { guard: 'resumedFits', target: 'live.hist', actions: ['resumed'] },
           },
         },
       },

@@ -36,10 +36,20 @@ afterAll(async () => {
 });
 
 /** Starts `engiloop mcp` on `task` as an SDK client's stdio server; stderr is collected. */
-async function connect(runId: string, task = TASK) {
+async function connect(runId: string, task = TASK, extra: string[] = []) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', join(ROOT, 'actors/cli/main.ts'), 'mcp', '--task', task, '--run-id', runId],
+    args: [
+      '--import',
+      'tsx',
+      join(ROOT, 'actors/cli/main.ts'),
+      'mcp',
+      '--task',
+      task,
+      '--run-id',
+      runId,
+      ...extra,
+    ],
     cwd: ROOT,
     env: { ...(process.env as Record<string, string>), NATS_URL: nats.url, ENGILOOP_HOME: home },
     stderr: 'pipe',
@@ -121,6 +131,42 @@ describe('engiloop mcp', () => {
     expect(events.filter((e) => e.type === 'action.executed')).toHaveLength(2);
     expect(events.find((e) => e.type === 'verification.completed')).toMatchObject({ passed: true, score: 1 });
     expect(events.at(-1)).toMatchObject({ type: 'episode.ended', status: 'done', score: 1 });
+  });
+
+  it('--fork continues an episode from a round through MCP tools; the fork records its parent', async () => {
+    const env = { NATS_URL: nats.url, ENGILOOP_HOME: home };
+    const run = await cli(['run', TASK, '--agent', 'scripted:wrong-width', '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const original = (JSON.parse(run.stdout) as { results: { episodeId: string; passed: boolean }[] })
+      .results[0]!;
+    expect(original.passed).toBe(false);
+    const runId = newRunId();
+    const { client, transport, out, exited } = await connect(runId, TASK, [
+      '--fork',
+      original.episodeId,
+      '--at',
+      '0',
+    ]);
+    try {
+      const steps = (await starter('openscad-plate')).task.reference.flat() as Action[];
+      for (const s of steps)
+        if (s.type === 'shell')
+          await client.callTool({ name: 'shell', arguments: { command: s.command } }, undefined, LONG);
+      const done = await client.callTool({ name: 'done', arguments: {} }, undefined, LONG);
+      expect(text(done)).toMatch(/status done, score 1\.000, passed/);
+    } finally {
+      await transport.close();
+    }
+    expect(await exited, out.stderr).toBe(0);
+    const events = await episodeEvents(runId);
+    expect(events[0]).toMatchObject({
+      type: 'episode.started',
+      agent: 'mcp:engiloop-test',
+      parent: { episodeId: original.episodeId, round: 0 },
+    });
+    const bad = await cli(['mcp', '--task', TASK, '--fork', original.episodeId], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--fork and --at go together/);
   });
 
   it('a client that disconnects mid-action ends the episode as infra_error and leaves no container', async () => {

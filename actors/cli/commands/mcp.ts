@@ -16,8 +16,9 @@ import {
   type ScreenshotSource,
 } from '../../mcp/index.js';
 import { escapeForTerminal } from '../../terminal.js';
-import { episodeId, summarize } from '../../run/index.js';
-import { CliExit, EXIT } from '../exit.js';
+import { recordSummary } from '../../analysis/index.js';
+import { episodeId, forkEpisode, lastForkableRound, summarize } from '../../run/index.js';
+import { CliExit, EXIT, wholeNumber } from '../exit.js';
 import { withRunEnv } from '../run-env.js';
 import type { StreamsEnv } from '../streams-env.js';
 import { verifierRules } from '../../../verifiers/index.js';
@@ -25,6 +26,8 @@ import { verifierRules } from '../../../verifiers/index.js';
 interface McpFlags {
   task: string;
   runId?: string;
+  fork?: string;
+  at?: string;
 }
 
 /** Loads exactly one valid task from `path`; anything else is bad input. */
@@ -74,6 +77,11 @@ export function mcpCommand(program: Command): void {
     .description('serve one episode of a task as MCP tools over stdio, for any MCP-capable agent')
     .requiredOption('-t, --task <dir>', 'task folder (with task.yaml)')
     .option('--run-id <id>', 'run id to record the episode under (default: a new one)')
+    .option(
+      '--fork <episode>',
+      "start from this episode's state at the end of round --at (see `engiloop fork`)",
+    )
+    .option('--at <round>', 'with --fork: the round whose end the episode starts from')
     .addHelpText(
       'after',
       '\nstdout carries the MCP protocol; logs go to stderr. The episode starts when the client has\n' +
@@ -96,7 +104,24 @@ export function mcpCommand(program: Command): void {
           throw new CliExit(EXIT.BAD_INPUT, `--run-id: ${(e as Error).message}`);
         }
 
+      if ((f.fork === undefined) !== (f.at === undefined))
+        throw new CliExit(EXIT.BAD_INPUT, '--fork and --at go together: --fork <episode> --at <round>');
+      const at = f.at === undefined ? 0 : wholeNumber('at', f.at, 0);
+
       await withRunEnv(async (env) => {
+        const original = f.fork === undefined ? null : await env.streams.log.read(f.fork);
+        if (original && original[0]?.type !== 'episode.started')
+          throw new CliExit(EXIT.BAD_INPUT, `--fork: no episode "${f.fork}"`);
+        if (original && original[0]?.type === 'episode.started' && original[0].task.id !== lt.task.id)
+          throw new CliExit(
+            EXIT.BAD_INPUT,
+            `--fork: episode ${f.fork} ran task ${original[0].task.id}, not ${lt.task.id}`,
+          );
+        if (original && at > lastForkableRound(original))
+          throw new CliExit(
+            EXIT.BAD_INPUT,
+            `--at ${at}: episode ${f.fork} can be forked at a round from 0 to ${lastForkableRound(original)}`,
+          );
         const runId = f.runId ?? env.runId;
         const id = episodeId(runId, lt.task.id, 1);
         const gone = new AbortController();
@@ -114,26 +139,37 @@ export function mcpCommand(program: Command): void {
           await Promise.race([ready, untilAborted(signal)]);
           if (signal.aborted) throw new CliExit(EXIT.INFRA, 'the MCP client went away before initializing');
           agent.setClient(server.server.getClientVersion()?.name);
+          const suite = original ? `fork of ${f.fork}@${at}` : f.task;
           await env.streams.runs.start(runId, {
-            suite: f.task,
+            suite,
             agent: agent.name,
             episodes: [id],
             startedAt: Date.now(),
           });
           console.error(`run ${runId}: episode ${id}, agent ${agent.name} — events in ${env.streams.where}`);
-          const result = await runEpisode(lt, env.deps, {
+          const common = {
             episodeId: id,
             runId,
             agent,
             artifactsDir: join(dirname(env.runDir), runId, id, 'artifacts'),
             signal,
             onProgress: progressLog(),
-          });
+          };
+          const result = original
+            ? await forkEpisode(lt, env.streams.log, env.deps, {
+                ...common,
+                events: original,
+                at,
+                agentSpec: agent.name,
+              })
+            : await runEpisode(lt, env.deps, common);
           agent.end(result);
+          const recorded = await recordSummary(env.streams.log, env.streams.summaries, id);
+          if (!recorded.ok) console.error(`engiloop mcp: no summary for ${id}: ${recorded.error}`);
           const summary = summarize([result]);
           await env.streams.runs.finish(runId, {
             runId,
-            suite: f.task,
+            suite,
             agent: agent.name,
             results: [result],
             summary,
