@@ -284,4 +284,13 @@ describe('writes()', () => {
     expect(writes('cat > partXstl', 'part.stl')).toBe(false);
     expect(writes('echo > old_part.stl', 'part.stl')).toBe(false);
   });
+
+  // A command is the agent's text: a pattern run over all of it backtracked for seconds on these
+  // (60 KB of `cp ` took 4 s); only a window before each mention is looked at now.
+  it('hostile commands are judged on a window before each mention, quickly and still right', () => {
+    expect(writes(`${'cp '.repeat(80_000)} part.stl`, 'part.stl')).toBe(true);
+    expect(writes("save(' ".repeat(40_000), 'part.stl')).toBe(false);
+    expect(writes('part.stl '.repeat(30_000), 'part.stl')).toBe(false);
+    expect(writes(`${'x'.repeat(100_000)} > part.stl`, 'part.stl')).toBe(true);
+  });
 });

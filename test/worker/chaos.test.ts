@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../actors/agents/index.js';
+import { loadRun } from '../../actors/analysis/index.js';
 import { newRunId, planEpisodes } from '../../actors/run/index.js';
 import { packTask, runProgress } from '../../actors/worker/index.js';
-import { JobQueue, RunIndex } from '../../streams/index.js';
+import { JobQueue, RunIndex, SummaryStore } from '../../streams/index.js';
 import { loadSuite, type LoadedTask } from '../../tasks/index.js';
 import { episodeKit, type EpisodeKit } from '../helpers/episode.js';
 
@@ -186,6 +187,17 @@ describe('kill -9 workers mid-episode', () => {
       );
       expect(trials).toBeGreaterThanOrEqual(20);
       expect(resumed).toBeGreaterThanOrEqual(interrupted.size);
+      // Workers write each episode's summary after its end (a kill between the two leaves one to
+      // be refolded by analyze); every stored one agrees with its log.
+      const summaries = await new SummaryStore(kit.log.js, kit.log.jsm).forRun(runId);
+      expect(summaries.size).toBeGreaterThanOrEqual(plan.length - kills);
+      for (const [id, sum] of summaries) expect(sum.score, id).toBe(baseline.get(sum.taskId)!.score);
+      const loaded = await loadRun(
+        { log: kit.log, runs, summaries: new SummaryStore(kit.log.js, kit.log.jsm) },
+        runId,
+      );
+      expect(loaded.summaries).toHaveLength(plan.length);
+      expect(loaded.refolded).toBe(plan.length - summaries.size);
       expect(await kit.leftovers()).toEqual([]);
     },
   );

@@ -8,6 +8,12 @@ import { actionFacts, type ActionFacts } from '../actions.js';
 import type { Finding } from '../taxonomy.js';
 import { finding, ofType, type Detector, type EpisodeView } from '../view.js';
 
+/** The first line of the tool's own stderr (the harness's `engiloop:` notes left out). */
+function firstLine(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim());
+  return (lines.find((l) => l && !l.startsWith('engiloop:')) ?? lines.find(Boolean) ?? '').slice(0, 160);
+}
+
 function ignored(v: EpisodeView): Finding[] {
   const acts = actionFacts(v).filter((a) => a.command !== null);
   const end = ofType(v, 'agent.decided').at(-1);
@@ -27,7 +33,7 @@ function ignored(v: EpisodeView): Finding[] {
     reported.add(who);
     const what: ActionFacts['feedback'][number] = a.feedback[0] ?? {
       kind: 'exit',
-      line: `exit ${a.at.event.result.exitCode}: ${a.at.event.result.stderr.trim().split('\n').at(-1)?.slice(0, 160) ?? ''}`,
+      line: `exit ${a.at.event.result.exitCode}: ${firstLine(a.at.event.result.stderr)}`,
     };
     const then =
       end?.event.decision.kind === 'done' ? `DONE in round ${end.round}` : 'the end of the episode';

@@ -11,13 +11,32 @@ import { finding, ofType, type Detector, type EpisodeView } from '../view.js';
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** True when `command` names `file` as something it writes. */
+/** Characters before a mention of the file that can make it a write target (`cp a b … file`). */
+const WINDOW = 512;
+/** Mentions looked at in one command part: the first and the last this many. */
+const MENTIONS = 16;
+
+/**
+ * True when `command` names `file` as something it writes. The command is the agent's text, so
+ * the pattern only ever sees a short window before each mention (at most 2 × 16 mentions): a
+ * 256 KiB command costs milliseconds, not the seconds a backtracking match over it would.
+ */
 export function writes(command: string, file: string): boolean {
+  const lower = command.toLowerCase();
+  const name = file.toLowerCase();
+  const at: number[] = [];
+  for (let i = lower.indexOf(name); i >= 0; i = lower.indexOf(name, i + 1)) at.push(i);
+  const picked = at.length > 2 * MENTIONS ? [...at.slice(0, MENTIONS), ...at.slice(-MENTIONS)] : at;
+  const re = writePattern(file);
+  return picked.some((i) => re.test(command.slice(Math.max(0, i - WINDOW), i + file.length + 1)));
+}
+
+function writePattern(file: string): RegExp {
   const f = `['"]?(?:[^\\s'"]*/)?${esc(file)}(?![\\w.-])`;
   return new RegExp(
     `(>>?\\s*|\\btee\\s+(-a\\s+)?|\\s-o\\s*=?\\s*|--output[= ]|--export[\\w-]*[= ]|\\b(cp|mv|install)\\s.*\\s)${f}|\\b\\w*(save|export|write)[\\w.]*\\s*\\([^\\n]*?['"](?:[^'"]*/)?${esc(file)}['"]`,
     'i',
-  ).test(command);
+  );
 }
 
 /**
