@@ -89,7 +89,7 @@ it('streams created with one replica are scaled to three; a client without the o
 
 it(
   'kill -9 of the events stream leader mid-run: every episode finishes, nothing lost',
-  { timeout: 180_000 },
+  { timeout: 420_000 },
   async () => {
     const t0 = Date.now();
     const { nc, jsm } = cluster;
@@ -198,8 +198,20 @@ it(
       const tRestart = Date.now();
       const caughtUp: string[] = [];
       for (const s of STREAMS) {
-        // Generous: on a loaded 2-core CI machine the catch-up of the events stream took over 60 s once.
-        await cluster.waitForReplicas(s, 150_000);
+        // On a loaded 2-core CI machine the catch-up of the events stream took over 60 s once, and
+        // once never finished in 150 s: nats-server 2.10 can leave a follower restarted after
+        // SIGKILL stalled in catch-up (fixed in 2.11, nats-server#6964). An operator's remedy is a
+        // leader step-down, after which the new leader syncs the follower; the test does the same
+        // and says so, and still requires every replica current.
+        try {
+          await cluster.waitForReplicas(s, 60_000);
+        } catch {
+          console.log(`${s}: a replica still catching up after 60 s; stepping the leader down`);
+          await nc
+            .request(`$JS.API.STREAM.LEADER.STEPDOWN.${s}`, undefined, { timeout: 10_000 })
+            .catch(() => null);
+          await cluster.waitForReplicas(s, 90_000);
+        }
         caughtUp.push(`${s} ${Date.now() - tRestart} ms`);
         expect((await jsm.streams.info(s)).config.num_replicas, s).toBe(3);
       }
