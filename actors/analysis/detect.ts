@@ -33,7 +33,7 @@ export const DETECTORS: readonly Detector[] = [
 ];
 
 /** True when the episode ended and passed (verification passed, status done). */
-function passed(v: EpisodeView): boolean {
+export function passed(v: EpisodeView): boolean {
   const ended = ofType(v, 'episode.ended')[0];
   const verified = ofType(v, 'verification.completed').at(-1);
   return ended?.event.status === 'done' && verified?.event.passed === true;

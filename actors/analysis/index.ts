@@ -5,7 +5,7 @@
 export { MODES, type Finding } from './taxonomy.js';
 export { episodeView } from './view.js';
 export { detect, failureModesOf } from './detect.js';
-export { recordSummary, summarizeEpisode, summarizeStored, type EpisodeSummary } from './summary.js';
+export { recordSummary, summarizeEpisode, type EpisodeSummary } from './summary.js';
 export { analyzeRuns, type RunAnalysis, type ScoreRow } from './run-analysis.js';
 export { compareRuns, type RunComparison } from './compare.js';
 export { loadRun, type LoadedRun } from './load.js';

@@ -18,7 +18,8 @@ import { callJudge, type JudgeCallOptions } from './judge-call.js';
 import { checkAnswer, type Rejected } from './judge-answer.js';
 import { judgeTranscript } from './judge-prompt.js';
 import type { Finding } from './taxonomy.js';
-import { ofType, type EpisodeView } from './view.js';
+import { passed } from './detect.js';
+import type { EpisodeView } from './view.js';
 
 export { JUDGE_DETECTOR, type Rejected } from './judge-answer.js';
 export { JUDGE_PROMPT_VERSION } from './judge-prompt.js';
@@ -34,12 +35,6 @@ export interface JudgeResult {
   unreadable: string | null;
   /** The provider call, as an agent call is recorded in `agent.decided.call`. */
   call: AgentCallRecord;
-}
-
-/** True when the episode ended done and its final verification passed (as `detect` reads it). */
-function passed(v: EpisodeView): boolean {
-  const ended = ofType(v, 'episode.ended')[0];
-  return ended?.event.status === 'done' && ofType(v, 'verification.completed').at(-1)?.event.passed === true;
 }
 
 /**

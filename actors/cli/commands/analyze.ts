@@ -14,7 +14,7 @@ import {
   isStatsError,
   judgeEpisode,
   loadRun,
-  summarizeStored,
+  summarizeEpisode,
   traceEpisode,
   traceEveryRound,
   traceReport,
@@ -64,7 +64,11 @@ async function episode(s: StreamsEnv, id: string, o: { json?: boolean; judge?: s
     raw.map((r) => r.seq),
   );
   const findings = detect(view);
-  const summary = await summarizeStored(s.log, id);
+  // From the events already read (no second read of the log).
+  const summary = summarizeEpisode(
+    events,
+    raw.map((r) => r.seq),
+  );
   let judge: JudgeResult | null = null;
   if (o.judge) {
     try {
