@@ -72,11 +72,33 @@ export function afterStageCheck(c: EpisodeContext, e: Ev<'stage.checked'>): Part
 
 /** The action the machine asked for: this round, this index, the same fields in the same order. */
 export function isCurrentAction(c: EpisodeContext, e: Ev<'action.started' | 'action.executed'>): boolean {
-  return (
-    e.round === c.round &&
-    e.index === c.executed &&
-    JSON.stringify(e.action) === JSON.stringify(c.pending[c.executed])
-  );
+  return e.round === c.round && e.index === c.executed && sameJson(e.action, c.pending[c.executed]);
+}
+
+/**
+ * `JSON.stringify(a) === JSON.stringify(b)`, without printing both on every action (it was ~8 % of
+ * a fold): a walk that says "equal" only when the two print the same (same keys in the same order,
+ * the same primitives), and prints them to decide every other case (a divergence, or a value such
+ * as a `toJSON` object that the walk does not judge).
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  return surelySame(a, b) || JSON.stringify(a) === JSON.stringify(b);
+}
+
+function surelySame(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if ('toJSON' in a || 'toJSON' in b) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !surelySame((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false;
+  }
+  return true;
 }
 
 /**

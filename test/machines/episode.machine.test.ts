@@ -313,6 +313,25 @@ describe('folding refuses a log that breaks the rules', () => {
     );
   });
 
+  it('an action other than the one decided (another command, a field added, the same fields reordered)', () => {
+    const { events } = playEpisode(machineTask(), {
+      decide: (n) => (n === 1 ? act(sh('make part')) : { kind: 'done' }),
+    });
+    expect(() => fold(events)).not.toThrow();
+    const i = events.findIndex((e) => e.type === 'action.executed');
+    const variants = [
+      { type: 'shell', command: 'make other' },
+      { type: 'shell', command: 'make part', timeoutSec: 5 },
+      { command: 'make part', type: 'shell' },
+    ];
+    for (const action of variants) {
+      const altered = events.map((e, k) => (k === i && e.type === 'action.executed' ? { ...e, action } : e));
+      const err = reject(altered as EpisodeEvent[]);
+      expect(err.eventType).toBe('action.executed');
+      expect(err.round).toBe(1);
+    }
+  });
+
   it('a skipped snapshot', () => {
     const { events } = playEpisode(machineTask({ limits: { max_rounds: 4, snapshot_every: 2 } }), {
       decide: (n) => (n <= 3 ? act(sh()) : { kind: 'done' }),
