@@ -142,12 +142,16 @@ function openscadScript(id: string, runId: string, rounds: number): EpisodeScrip
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (t: number) => `${t.toFixed(1)} ms`;
 
+/** A `rounds`-round episode of the off-by-one counter agent (snapshots every 25 rounds). */
+export const longEpisode = (id: string, runId: string, rounds: number): EpisodeEvent[] =>
+  playScript(verilogScript(id, runId, rounds, rounds, 25));
+
 /** (a) The detectors over one `rounds`-round episode: median of `repeat` runs. */
 export function benchDetectors(
   rounds: number,
   repeat = 7,
 ): { events: number; findings: string[]; ms: number; viewMs: number } {
-  const events = playScript(verilogScript('bench-long', 'bench', rounds, rounds, 25));
+  const events = longEpisode('bench-long', 'bench', rounds);
   // The strict fold throws on any event the machine refuses; the episode ends at the round limit.
   const status = stateName(fold(events));
   if (events.at(-1)?.type !== 'episode.ended' || status !== 'limit')
@@ -171,7 +175,7 @@ export function benchDetectors(
  * One of the run's episodes: 60 % fail (verilog), 30 % pass (openscad), 10 % infra_error, over 100
  * tasks (the two fixtures' tasks under 50 ids each, so the score's interval is over tasks).
  */
-function runEpisode(i: number, runId: string): EpisodeEvent[] {
+export function runEpisode(i: number, runId: string): EpisodeEvent[] {
   const id = `bench-ep-${String(i).padStart(4, '0')}`;
   const t0 = 1_796_143_448_000 + i * 600_000;
   const task = (s: EpisodeScript): EpisodeScript => ({ ...s, taskId: `${s.from.task.id}-${i % 50}` });

@@ -39,12 +39,14 @@ PIN
 fi
 log "nats-server: $(nats-server --version)"
 
-# --- Docker engine, debootstrap, and the tools of per-sandbox disk limits (actors/sandbox/disk.ts) ---
+# --- Docker engine, debootstrap, the tools of per-sandbox disk limits (actors/sandbox/disk.ts), Chromium ---
 pkgs=()
 command -v dockerd >/dev/null || pkgs+=(docker.io)
 command -v debootstrap >/dev/null || pkgs+=(debootstrap)
 command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null || pkgs+=(e2fsprogs)
 command -v losetup >/dev/null || pkgs+=(mount)
+# Headless Chromium for the report pages' browser tests and bench (driven by playwright-core).
+command -v chromium >/dev/null || pkgs+=(chromium)
 if [ ${#pkgs[@]} -gt 0 ]; then
   apt_update
   log "installing ${pkgs[*]}"

@@ -34,7 +34,7 @@ export { validateId } from './subjects.js';
 export { BLOB_BUCKET, BlobStore, externalize, internalize, sha256Hex } from './blobs.js';
 export { DEFAULT_RETENTION, type BlobKind } from './retention.js';
 export { collectGarbage, REPORT_KINDS, type GcProgress, type GcReport } from './gc.js';
-export { RunIndex } from './runs.js';
+export { RunIndex, type RunRecord } from './runs.js';
 export { SummaryStore, type EpisodeSummaryRecord } from './summaries.js';
 export { connectNats } from './connect.js';
 export {
@@ -61,3 +61,4 @@ export {
 } from './errors.js';
 export { ensureJobsStream, JobQueue, JOBS_STREAM, WORKERS_CONSUMER, type HeldJob } from './jobs.js';
 export { ensureLocalNats, stopLocalNats, localNatsStatus } from './local-server.js';
+export { watchChanges, type StoreChange } from './watch.js';

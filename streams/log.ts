@@ -17,7 +17,7 @@ export const EVENTS_STREAM = 'ENGILOOP_EVENTS';
 /** Stream holding run records (see `runs.ts`). */
 export const RUNS_STREAM = 'ENGILOOP_RUNS';
 /** Subject prefix of episode logs; the episode id is the last token. */
-const EPISODE_SUBJECT_PREFIX = 'engiloop.ep.';
+export const EPISODE_SUBJECT_PREFIX = 'engiloop.ep.';
 /** Subject prefix of run records. */
 export const RUN_SUBJECT_PREFIX = 'engiloop.run.';
 /** Stream holding episode summaries (see `summaries.ts`). */

@@ -13,6 +13,7 @@ import { mcpCommand } from './commands/mcp.js';
 import { miscCommands } from './commands/misc.js';
 import { provenanceCommand } from './commands/provenance.js';
 import { replayCommand } from './commands/replay.js';
+import { reportCommands } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { tasksCommands } from './commands/tasks.js';
 import { verifySuiteCommand } from './commands/verify-suite.js';
@@ -41,6 +42,7 @@ analyzeCommands(program);
 forkCommand(program);
 mcpCommand(program);
 gcCommand(program);
+reportCommands(program);
 
 // A closed pipe (`engiloop … | head`) ends output quietly instead of crashing.
 for (const stream of [process.stdout, process.stderr])

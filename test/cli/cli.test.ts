@@ -50,6 +50,8 @@ describe('engiloop', () => {
       ['analyze'],
       ['compare'],
       ['fork'],
+      ['report'],
+      ['view'],
     ]) {
       const r = await cli([...args, '--help']);
       expect(r.code, args.join(' ')).toBe(0);

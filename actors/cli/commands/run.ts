@@ -92,7 +92,7 @@ export function runCommand(program: Command): void {
         console.error('');
         say(resultsReport(run.results, run.summary));
         say(
-          `\nrun ${runId} — results: engiloop results ${runId}; events: engiloop events <episode>; artifacts: ${runDir}`,
+          `\nrun ${runId} — results: engiloop results ${runId}; report: engiloop report ${runId} --out <dir>; events: engiloop events <episode>; artifacts: ${runDir}`,
         );
         if (f.json === true) process.stdout.write(jsonForTerminal(record, 2) + '\n');
         else if (typeof f.json === 'string') await writeFile(f.json, jsonForTerminal(record, 2));
