@@ -9,24 +9,18 @@
  * time per step (one animation frame after each scroll) and the rows in the DOM. Target: first
  * paint < 2 s.
  *
- * Run: `npx tsx bench/report-pages.ts [loads]` (default 5). (No named arrow functions inside
+ * Run: `npx tsx bench/report-pages.ts [loads]` (default 5), or on any report folder:
+ * `npx tsx bench/report-pages.ts 5 file:///…/index.html <long-episode-id>` (bench/report.ts
+ * `--out` writes one from a 1,000-episode run). (No named arrow functions inside
  * `page.evaluate`: tsx would wrap them in a `__name` helper the page does not have.)
  */
 import { rm } from 'node:fs/promises';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../test/helpers/chromium.js';
 import { SAMPLE } from '../test/report/sample-data.js';
 import { buildWeb, sampleSite } from '../test/report/sample-site.js';
 
 const LOADS = Number(process.argv[2] ?? 5);
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -89,17 +83,23 @@ async function scroll(browser: Browser, url: string) {
   return r;
 }
 
+const [given, givenLong] = [process.argv[3], process.argv[4]];
 buildWeb(true);
-const site = await sampleSite({ rows: 1000 });
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+const site = given ? null : await sampleSite({ rows: 1000 });
+const browser = await launchChromium();
 try {
-  const pages = [
-    { name: `overview (${site.data.report.episodes.length} episodes)`, url: site.url },
-    {
-      name: `episode (${site.data.episodes.find((e) => e.id === SAMPLE.long)!.rounds.length} rounds)`,
-      url: `${site.url}#/episode/${SAMPLE.long}`,
-    },
-  ];
+  const pages = site
+    ? [
+        { name: `overview (${site.data.report.episodes.length} episodes)`, url: site.url },
+        {
+          name: `episode (${site.data.episodes.find((e) => e.id === SAMPLE.long)!.rounds.length} rounds)`,
+          url: `${site.url}#/episode/${SAMPLE.long}`,
+        },
+      ]
+    : [
+        { name: 'overview', url: given! },
+        { name: `episode ${givenLong}`, url: `${given}#/episode/${encodeURIComponent(givenLong ?? '')}` },
+      ];
   console.log(
     `report pages in headless Chromium, median of ${LOADS} cold loads (target: first paint < 2000 ms)`,
   );
@@ -127,5 +127,5 @@ try {
   );
 } finally {
   await browser.close();
-  await rm(site.dir, { recursive: true, force: true });
+  if (site) await rm(site.dir, { recursive: true, force: true });
 }

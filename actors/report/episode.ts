@@ -20,6 +20,7 @@ import type {
 } from './format.js';
 import { REPORT_FORMAT } from './format.js';
 import { actionLabel, type TextFiles } from './texts.js';
+import { recordedTrace } from './trace.js';
 
 /** What the writer adds to the log. */
 export interface EpisodeExtras {
@@ -28,6 +29,8 @@ export interface EpisodeExtras {
   trace?: TraceSeries[];
   children: { episodeId: string; round: number }[];
   texts: TextFiles;
+  /** The whole of an output the log holds cut (`result.blobs`), by digest, when fetched. */
+  outputs?: ReadonlyMap<string, string>;
 }
 
 const verdictView = (v: VerdictData): VerdictView => ({
@@ -41,31 +44,6 @@ const verdictView = (v: VerdictData): VerdictView => ({
   ...(v.tolerance === undefined ? {} : { tolerance: v.tolerance }),
   reason: v.reason,
 });
-
-/** A criterion's series from the recorded stage checks and final verification. */
-function recordedTrace(
-  stages: StageData[],
-  final: EpisodeData['verification'],
-  lastRound: number,
-): TraceSeries[] {
-  const by = new Map<string, TraceSeries['points']>();
-  const add = (round: number, v: VerdictView, source: string) => {
-    const m = typeof v.measured === 'number' ? v.measured : null;
-    by.set(v.criterion, [
-      ...(by.get(v.criterion) ?? []),
-      { round, passed: v.passed, score: v.score, measured: m, source },
-    ]);
-  };
-  for (const s of stages) for (const v of s.verdicts) add(s.round, v, `stage ${s.stage}`);
-  for (const v of final?.verdicts ?? []) add(lastRound, v, 'final');
-  return [...by.entries()].map(([criterion, points]) => {
-    let lastRight: number | null = null;
-    for (const p of points) if (p.passed) lastRight = p.round;
-    const after = points.find((p) => !p.passed && (lastRight === null || p.round > lastRight));
-    const last = points[points.length - 1];
-    return { criterion, points, lastRight, firstWrong: last?.passed ? null : (after?.round ?? null) };
-  });
-}
 
 function provenanceOf(events: readonly EpisodeEvent[]): ProvenanceData | null {
   try {
@@ -117,6 +95,7 @@ export function episodeData(
     }
     return x0;
   };
+  const whole = (digest: string | undefined, cut: string) => (digest && x.outputs?.get(digest)) ?? cut;
   const handoffs: HandoffData[] = [];
   const stages: StageData[] = [];
   let verification: EpisodeData['verification'] = null;
@@ -191,8 +170,8 @@ export function episodeData(
           durationMs: e.result.durationMs,
           timedOut: e.result.timedOut,
           skipped: e.result.skipped === true,
-          stdout: x.texts.cut(e.result.stdout),
-          stderr: x.texts.cut(e.result.stderr),
+          stdout: x.texts.cut(whole(e.result.blobs?.stdout, e.result.stdout)),
+          stderr: x.texts.cut(whole(e.result.blobs?.stderr, e.result.stderr)),
           fault: e.result.fault ? `${e.result.fault.code}: ${e.result.fault.message}` : null,
           seq,
         });

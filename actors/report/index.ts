@@ -5,3 +5,4 @@
  */
 export { writeReport } from './write.js';
 export { serveLive } from './serve.js';
+export type { TraceEpisodeFn } from './trace.js';

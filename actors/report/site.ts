@@ -7,6 +7,7 @@
 import {
   decodeEvent,
   type BlobStore,
+  type EpisodeEvent,
   type EpisodeLog,
   type RunIndex,
   type SummaryStore,
@@ -18,10 +19,12 @@ import {
   type EpisodeRow,
   type ReportData,
   type SearchEntry,
+  type TraceSeries,
 } from './format.js';
 import { episodeData } from './episode.js';
 import { runsData, type RunInput } from './runs.js';
 import { TextFiles } from './texts.js';
+import { traceSeries, type TraceEpisodeFn } from './trace.js';
 
 /** Where a report's files go (paths relative to the report folder). */
 export interface SiteSink {
@@ -86,6 +89,10 @@ export class SiteBuilder {
       engiloop: string;
       live: boolean;
       /** Collect the search index (the live view keeps its own). */ search?: boolean;
+      /** Re-verify episodes that did not pass at each snapshot, for their verdict trace. */
+      trace?: TraceEpisodeFn;
+      /** Told when an episode could not be traced. */
+      warn?: (line: string) => void;
     },
   ) {}
 
@@ -120,12 +127,11 @@ export class SiteBuilder {
     if (!raw.length) return null;
     const events = raw.map((r) => decodeEvent(r.data, { subject: r.subject, seq: r.seq }));
     const texts = new TextFiles();
+    const seqs = raw.map((r) => r.seq);
     const findings = [...(summary?.modes ?? []), ...(summary?.judge?.added ?? [])];
-    const d = episodeData(
-      events,
-      raw.map((r) => r.seq),
-      { findings, children, texts },
-    );
+    const trace = await this.traced(events, seqs);
+    const outputs = await this.outputs(events);
+    const d = episodeData(events, seqs, { findings, children, texts, outputs, ...(trace ? { trace } : {}) });
     for (const r of d.rounds) {
       const shot = r.observation?.screenshot;
       if (!shot?.file) continue;
@@ -148,6 +154,38 @@ export class SiteBuilder {
       if (this.searchChars >= SEARCH_CHUNK_CHARS) await this.flushSearch();
     }
     return d;
+  }
+
+  /** The whole outputs the log keeps in the object store (over 64 KiB), by digest; missing ones left out. */
+  private async outputs(events: readonly EpisodeEvent[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const e of events) {
+      if (e.type !== 'action.executed' || !e.result.blobs) continue;
+      for (const d of [e.result.blobs.stdout, e.result.blobs.stderr])
+        if (d && !out.has(d))
+          await this.stores.blobs.get(d).then(
+            (b) => out.set(d, b.toString('utf8')),
+            () => undefined, // collected: the cut output stays
+          );
+    }
+    return out;
+  }
+
+  /** The re-verified trace of an ended episode that did not pass and has snapshots; else undefined. */
+  private async traced(events: EpisodeEvent[], seqs: number[]): Promise<TraceSeries[] | undefined> {
+    if (!this.o.trace) return undefined;
+    const end = events.at(-1);
+    const verdict = events.findLast((e) => e.type === 'verification.completed');
+    if (end?.type !== 'episode.ended' || end.status === 'infra_error') return undefined;
+    if (verdict?.type === 'verification.completed' && verdict.passed) return undefined;
+    if (!events.some((e) => e.type === 'workspace.snapshotted')) return undefined;
+    try {
+      const t = await this.o.trace(events, seqs);
+      return t ? traceSeries(t) : undefined;
+    } catch (e) {
+      this.o.warn?.(`trace of ${(events[0] as { episodeId?: string }).episodeId}: ${(e as Error).message}`);
+      return undefined;
+    }
   }
 
   private async flushSearch(): Promise<void> {

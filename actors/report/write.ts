@@ -10,6 +10,7 @@ import { packageRoot } from '../paths.js';
 import { ReportError } from './errors.js';
 import { REPORT_FORMAT } from './format.js';
 import { childrenOf, runningRow, SiteBuilder, type ReportStores, type SiteStats } from './site.js';
+import type { TraceEpisodeFn } from './trace.js';
 
 /** The marker a report folder carries, so writing again may replace it. */
 const MARKER = 'engiloop-report.json';
@@ -51,7 +52,13 @@ export async function writeReport(
   stores: ReportStores,
   runIds: readonly string[],
   out: string,
-  o: { engiloop: string; onProgress?: (done: number, total: number) => void },
+  o: {
+    engiloop: string;
+    onProgress?: (done: number, total: number) => void;
+    /** Re-verify each episode that did not pass at its snapshots (`report --trace`). */
+    trace?: TraceEpisodeFn;
+    warn?: (line: string) => void;
+  },
 ): Promise<WrittenReport> {
   const pages = pagesDir();
   const dir = resolve(out);
@@ -64,7 +71,12 @@ export async function writeReport(
         await writeFile(file, data);
       },
     },
-    { engiloop: o.engiloop, live: false },
+    {
+      engiloop: o.engiloop,
+      live: false,
+      ...(o.trace ? { trace: o.trace } : {}),
+      ...(o.warn ? { warn: o.warn } : {}),
+    },
   );
   const runs = [];
   for (const id of runIds) runs.push(await builder.loadRun(id)); // unknown ids fail before anything is removed

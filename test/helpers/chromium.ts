@@ -21,8 +21,9 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function openBrowser(): Promise<TestBrowser> {
-  const browser = await chromium.launch({
+/** Launches headless Chromium with the flags this machine needs (as root, closed network). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
@@ -34,6 +35,10 @@ export async function openBrowser(): Promise<TestBrowser> {
       '--disable-sync',
     ],
   });
+}
+
+export async function openBrowser(): Promise<TestBrowser> {
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
   const problems: string[] = [];

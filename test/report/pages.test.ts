@@ -6,22 +6,14 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INLINE_TEXT } from '../../actors/report/format.js';
 import { SAMPLE, type SampleData } from './sample-data.js';
 import { buildWeb, sampleSite } from './sample-site.js';
 
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts/report');
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let browser: Browser;
 let site: { dir: string; url: string; data: SampleData };
@@ -32,7 +24,7 @@ beforeAll(async () => {
   site = await sampleSite();
   dirs.push(site.dir);
   await mkdir(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -7,7 +7,7 @@
  * checked against the data the report wrote; screenshots go to test-artifacts/report/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
@@ -36,14 +36,15 @@ async function run(path: string, agent: string): Promise<string> {
   return (JSON.parse(r.stdout) as { runId: string }).runId;
 }
 
-/** Reads a data script of the report the way the pages do. */
-async function data<T>(file: string): Promise<T> {
+/** Reads a data script of a report the way the pages do. */
+async function dataIn<T>(dir: string, file: string): Promise<T> {
   let got: unknown;
-  runInNewContext(await readFile(join(out, file), 'utf8'), {
+  runInNewContext(await readFile(join(dir, file), 'utf8'), {
     engiloopData: (_k: string, p: unknown) => (got = p),
   });
   return got as T;
 }
+const data = <T>(file: string): Promise<T> => dataIn<T>(out, file);
 
 beforeAll(async () => {
   nats = await startTestNats();
@@ -56,6 +57,8 @@ beforeAll(async () => {
     ['gui/librecad-plate', 'librecad-plate'],
   ])
     await cp(join(TASKS, from!), join(suite, name!), { recursive: true });
+  // A snapshot after every round, so `report --trace` has points to re-verify.
+  await appendFile(join(suite, 'verilog-counter', 'task.yaml'), '\nlimits:\n  snapshot_every: 1\n');
   env = { NATS_URL: nats.url, ENGILOOP_HOME: home };
   runA = await run(suite, 'scripted');
   runB = await run(join(suite, 'verilog-counter'), 'scripted:off-by-one');
@@ -183,6 +186,35 @@ describe('engiloop report', () => {
   });
 });
 
+describe('engiloop report --trace', () => {
+  it("re-verifies a failed episode at each snapshot: the chart shows the criterion's verdicts over the rounds", async () => {
+    const traced = await mkdtemp(join(tmpdir(), 'engiloop-report-trace-'));
+    try {
+      const r = await cli(['report', runB, '--trace', '--tasks', suite, '--out', traced], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/re-verifying \S+ at its snapshots/);
+      const rep = await dataIn<ReportData>(traced, 'data/report.js');
+      const id = rep.episodes[0]!.id;
+      const ep = await dataIn<EpisodeData>(traced, `data/episodes/${id}.js`);
+      expect(ep.trace.source).toBe('reverified');
+      const tb = ep.trace.series.find((x) => x.criterion === 'testbench')!;
+      const snaps = tb.points.filter((p) => p.source === 'snapshot');
+      expect(snaps.length).toBeGreaterThan(0);
+      expect(snaps.map((p) => p.round)).toEqual(
+        ep.rounds.filter((x) => x.round <= snaps.at(-1)!.round && x.actions.length).map((x) => x.round),
+      );
+      expect(tb.points.at(-1)).toMatchObject({ source: 'final', passed: false });
+      const { page } = b;
+      await page.goto(`file://${join(traced, 'index.html')}#/episode/${id}`);
+      await expect.poll(() => page.getByTestId('trace-source').textContent()).toMatch(/re-verified/i);
+      expect(await page.getByTestId('trace-chart').count()).toBe(1);
+      await b.shot('real-trace');
+    } finally {
+      await rm(traced, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('engiloop view', () => {
   let view: ChildProcess | null = null;
   afterAll(() => void view?.kill('SIGINT'));
@@ -226,6 +258,28 @@ describe('engiloop view', () => {
       .toMatch(/done/);
     expect(await page.locator('[data-testid=timeline-row]').count()).toBeGreaterThan(0);
     expect(await page.evaluate(() => (globalThis as unknown as { kept?: boolean }).kept)).toBe(true);
+
+    // The same click path on the live pages: a round, the failure filter, a search result.
+    await page.locator('[data-testid=timeline-row]').first().click();
+    await expect.poll(() => page.getByTestId('round-detail').count()).toBe(1);
+    const label = (await page.getByTestId('action-label').first().textContent())!.slice(0, 24);
+    await page.goto(`${url}#/`);
+    const bar = page.locator('[data-testid=mode-bar]').first();
+    await expect.poll(() => bar.count(), { timeout: 30_000 }).toBe(1);
+    await bar.click();
+    await expect.poll(() => page.url()).toContain('mode=');
+    const rows = await page
+      .getByTestId('episode-row')
+      .evaluateAll((rs) => rs.map((r) => r.getAttribute('data-id')));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r?.startsWith(runB))).toBe(true); // only the failing run shows modes
+    await page.goto(`${url}#/search`);
+    await page.getByTestId('search-input').fill(label);
+    await page.keyboard.press('Enter');
+    const hit = page.locator(`[data-testid=search-result][data-id^="${id}"]`).first();
+    await expect.poll(() => hit.count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await hit.click();
+    await expect.poll(() => page.url()).toMatch(new RegExp(`#/episode/${id}[^/]*/round/\\d+$`));
     await b.shot('real-live');
     expect(b.problems).toEqual([]);
   });

@@ -5,9 +5,13 @@
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { hasCode } from '../../../core/index.js';
-import { serveLive, writeReport } from '../../report/index.js';
+import { traceEpisode } from '../../analysis/index.js';
+import { serveLive, writeReport, type TraceEpisodeFn } from '../../report/index.js';
+import type { LoadedTask } from '../../../tasks/index.js';
+import { findTask } from '../find-task.js';
+import { withRunEnv } from '../run-env.js';
 import { CliExit, EXIT, onInterrupt, wholeNumber } from '../exit.js';
-import { withStreams } from '../streams-env.js';
+import { withStreams, type StreamsEnv } from '../streams-env.js';
 
 const VERSION = '0.1.0';
 
@@ -27,12 +31,17 @@ export function reportCommands(program: Command): void {
     )
     .argument('<run...>', 'run ids (see `engiloop runs`); two runs are also compared side by side')
     .requiredOption('--out <dir>', 'folder to write (new, empty, or an earlier report, which is replaced)')
+    .option(
+      '--trace',
+      're-verify each episode that did not pass at every workspace snapshot, for its verdict trace over the rounds (needs Docker and the task folders; default: the recorded stage checks)',
+    )
+    .option('--tasks <dir>', 'with --trace: where the task folders are', 'tasks')
     .addHelpText(
       'after',
       '\nOpen <dir>/index.html in a browser. Exit 2 for an unknown run or a folder that is not a report.',
     )
-    .action(async (runs: string[], o: { out: string }) =>
-      withStreams(async (s) => {
+    .action(async (runs: string[], o: { out: string; trace?: boolean; tasks: string }) => {
+      const write = async (s: StreamsEnv, trace?: TraceEpisodeFn) => {
         const t0 = performance.now();
         let last = 0;
         const w = await writeReport(s, runs, o.out, {
@@ -44,14 +53,27 @@ export function reportCommands(program: Command): void {
               process.stderr.write(`report: ${done}/${total} episodes\n`);
             }
           },
+          ...(trace ? { trace, warn: (line: string) => console.error(`warning: ${line}`) } : {}),
         }).catch(badRun);
         const mib = (w.bytes / 2 ** 20).toFixed(1);
         console.error(
           `report: ${w.episodes} episodes, ${w.files} files, ${mib} MiB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
         );
         console.log(pathToFileURL(w.index).href);
-      }),
-    );
+      };
+      if (!o.trace) return withStreams((s) => write(s));
+      return withRunEnv(async ({ streams, deps, signal }) => {
+        const tasks = new Map<string, Promise<LoadedTask>>();
+        return write(streams, async (events, seqs) => {
+          const start = events[0];
+          if (start?.type !== 'episode.started') return null;
+          let lt = tasks.get(start.task.id);
+          if (!lt) tasks.set(start.task.id, (lt = findTask(o.tasks, events)));
+          process.stderr.write(`report: re-verifying ${start.episodeId} at its snapshots\n`);
+          return traceEpisode(events, seqs, await lt, deps, { signal });
+        });
+      });
+    });
 
   program
     .command('view')
