@@ -92,13 +92,19 @@ export async function serveLive(
     runs.set(id, { ...r, members: new Set(r.record?.started.episodes ?? []) });
     return r;
   };
-  const buildReport = async () => {
+  let shown = '';
+  /** Rebuilds the report; true when it differs from the one the pages have (the time aside). */
+  const buildReport = async (): Promise<boolean> => {
     const inputs = [...runs.values()].map((r) => ({
       ...r,
       running: [...running.values()].filter((x) => r.members.has(x.id)),
     }));
     served.set('data/search-0.js', Buffer.from(dataScript('search:0', [...search.values()].flat())));
-    await builder.finish(inputs, 1);
+    const rep = await builder.finish(inputs, 1);
+    const now = JSON.stringify({ ...rep, generatedAt: '' });
+    const changed = now !== shown;
+    shown = now;
+    return changed;
   };
   for (const id of tracked) {
     const r = await loadRun(id);
@@ -126,8 +132,7 @@ export async function serveLive(
         }
         if (rep || eps.length) {
           for (const id of runs.keys()) await loadRun(id);
-          await buildReport();
-          tell('report');
+          if (await buildReport()) tell('report');
         }
       } catch (e) {
         o.log?.(`live view: rebuild failed: ${(e as Error).message}`);

@@ -6,7 +6,7 @@ import { num, pct } from './fmt.js';
 const ROW = 22;
 const LABEL = 150;
 const PLOT = 300;
-const TAIL = 120;
+const TAIL = 150;
 
 function clip(t: string, n: number): string {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
