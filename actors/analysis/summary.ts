@@ -21,14 +21,17 @@ export type EpisodeSummary = Omit<EpisodeSummaryRecord, 'type' | 'v'>;
 
 /**
  * The apps a task is about: its sandboxes' images (`engiloop/freecad` → `freecad`), and for the
- * general images (`cli`, `desktop`) the apps its reference solution runs (feedback-patterns.yaml).
+ * general images (`cli`, `desktop`) the app a desktop launches and the apps its reference solution
+ * runs (feedback-patterns.yaml).
  */
 function taskApps(task: Task): string[] {
   const apps = new Set<string>();
   const general = new Set(['cli', 'desktop']);
   for (const sb of Object.values(task.environment.sandboxes)) {
     const name = sb.image.replace(/^.*\//, '').replace(/:.*$/, '');
+    const launch = sb.desktop?.launch?.trim().split(/\s+/)[0]?.replace(/^.*\//, '');
     if (!general.has(name)) apps.add(name);
+    else if (launch) apps.add(launch.toLowerCase());
   }
   const commands = task.reference
     .flatMap((step) => (Array.isArray(step) ? step : [step]))

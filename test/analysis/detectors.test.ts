@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DETECTORS, detect } from '../../actors/analysis/detect.js';
+import { summarizeEpisode } from '../../actors/analysis/summary.js';
 import { unverifiedDetector, writes } from '../../actors/analysis/detectors/unverified.js';
 import { describeMiss, formatTarget, missOf, type Miss } from '../../actors/analysis/numeric.js';
 import { MODES, type Finding, type ModeId } from '../../actors/analysis/taxonomy.js';
@@ -292,5 +293,14 @@ describe('writes()', () => {
     expect(writes("save(' ".repeat(40_000), 'part.stl')).toBe(false);
     expect(writes('part.stl '.repeat(30_000), 'part.stl')).toBe(false);
     expect(writes(`${'x'.repeat(100_000)} > part.stl`, 'part.stl')).toBe(true);
+  });
+});
+
+describe('summary facets', () => {
+  it('names the apps an episode used: the app image, the app a desktop launches, the reference commands', () => {
+    const apps = (name: string) => summarizeEpisode(events(name))!.facets.apps;
+    expect(apps('librecad-plate--no-effect')).toEqual(['librecad']);
+    expect(apps('freecad-gmsh-ccx--wrong-format')).toEqual(expect.arrayContaining(['freecad', 'gmsh']));
+    expect(apps('clean-openscad-plate')).toContain('openscad');
   });
 });
