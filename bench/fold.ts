@@ -6,7 +6,7 @@
  * of `repeat` folds (the machine this runs on is shared, so a mean would mostly measure neighbours).
  */
 import { pathToFileURL } from 'node:url';
-import { assign, createActor, initialTransition, setup, type AnyActorScope } from 'xstate';
+import { assign, initialTransition, setup } from 'xstate';
 import {
   fold,
   step,
@@ -18,6 +18,7 @@ import {
 } from '../machines/index.js';
 import { decodeEvent, encodeEvent, EVENT_VERSION, type EpisodeEvent } from '../streams/index.js';
 import { TaskSchema, taskRecord, type Task } from '../tasks/index.js';
+import { inertScope } from '../machines/fold.js';
 import { sampleEvent } from './streams.js';
 
 export interface FoldRow {
@@ -126,19 +127,7 @@ function xstateFloor(n: number): () => void {
       b: { on: { tick: { target: 'a', actions: tick } } },
     },
   });
-  const self = createActor(m);
-  const none = (): void => {};
-  const scope = {
-    self,
-    id: '',
-    sessionId: '',
-    logger: none,
-    defer: none,
-    emit: none,
-    system: self.system,
-    stopChild: none,
-    actionExecutor: none,
-  } as unknown as AnyActorScope;
+  const scope = inertScope(m);
   return () => {
     let s = initialTransition(m)[0];
     for (let i = 0; i < n; i++) s = m.transition(s, { type: 'tick', at: i }, scope);

@@ -5,7 +5,13 @@
  * (event versions 1 and 2) fold with its frozen copy as they always did (an event it did not handle
  * was ignored). The live runner uses the same `step`.
  */
-import { createActor, initialTransition, type AnyActorScope, type SnapshotFrom } from 'xstate';
+import {
+  createActor,
+  initialTransition,
+  type AnyActorScope,
+  type AnyStateMachine,
+  type SnapshotFrom,
+} from 'xstate';
 import type { EpisodeEvent } from '../streams/index.js';
 import { describeEffect, effectOf, statePath, type EpisodeSnapshot } from './effects.js';
 import { episodeMachine } from './episode.machine.js';
@@ -38,8 +44,8 @@ export function isCurrent(s: FoldedSnapshot): s is EpisodeSnapshot {
  * ever written to the scope; the actions it would hand to `actionExecutor` are ones `transition()`
  * returned and the fold discarded (machine 2 has assigns only, machine 1 also no-op effect names).
  */
-function inertScope(logic: typeof episodeMachine | typeof episodeMachineV1): AnyActorScope {
-  const self = createActor(logic as typeof episodeMachine);
+export function inertScope(logic: AnyStateMachine): AnyActorScope {
+  const self = createActor(logic);
   const none = (): void => {};
   return {
     self,

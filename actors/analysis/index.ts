@@ -12,5 +12,6 @@ export { loadRun, type LoadedRun } from './load.js';
 export { isStatsError } from './stats.js';
 export { judgeEpisode, type JudgeResult } from './judge.js';
 export { traceEpisode } from './trace.js';
+export { rightWrong } from './trace-series.js';
 export { traceEveryRound } from './trace-rounds.js';
 export { traceReport } from './trace-report.js';

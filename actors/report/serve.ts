@@ -75,17 +75,25 @@ export async function serveLive(
     for (const c of clients) c.write(`data: ${JSON.stringify({ key })}\n\n`);
   };
 
-  const summaryOf = (id: string): EpisodeSummary | null => {
-    for (const r of runs.values()) for (const s of r.summaries) if (s.episodeId === id) return s;
-    return null;
+  // The tracked runs' summaries by episode, and the forks of each: rebuilt when the runs are reread.
+  let summaries = new Map<string, EpisodeSummary>();
+  let children = new Map<string, { episodeId: string; round: number }[]>();
+  const reindex = () => {
+    const all = [...runs.values()].flatMap((r) => r.summaries);
+    summaries = new Map(all.map((x) => [x.episodeId, x]));
+    children = childrenOf(all);
   };
   const buildEpisode = async (id: string) => {
-    const children = childrenOf([...runs.values()].flatMap((r) => r.summaries));
-    const d = await builder.episode(id, summaryOf(id), children.get(id) ?? []);
+    const d = await builder.episode(id, summaries.get(id) ?? null, children.get(id) ?? []);
     if (!d) return;
     search.set(id, searchEntries(d));
-    if (d.running) running.set(id, runningRow(d));
-    else running.delete(id);
+    // An episode without its summary yet (running, or ended a moment ago) is listed from its log.
+    if (summaries.has(id)) running.delete(id);
+    else
+      running.set(
+        id,
+        d.running ? runningRow(d) : { ...runningRow(d), status: d.status, score: d.score, passed: d.passed },
+      );
   };
   const loadRun = async (id: string) => {
     const r = await builder.loadRun(id);
@@ -97,7 +105,7 @@ export async function serveLive(
   const buildReport = async (): Promise<boolean> => {
     const inputs = [...runs.values()].map((r) => ({
       ...r,
-      running: [...running.values()].filter((x) => r.members.has(x.id)),
+      running: [...running.values()].filter((x) => r.members.has(x.id) && !summaries.has(x.id)),
     }));
     served.set('data/search-0.js', Buffer.from(dataScript('search:0', [...search.values()].flat())));
     const rep = await builder.finish(inputs, 1);
@@ -106,9 +114,11 @@ export async function serveLive(
     shown = now;
     return changed;
   };
-  for (const id of tracked) {
-    const r = await loadRun(id);
-    for (const s of r.summaries) await buildEpisode(s.episodeId);
+  const loaded = [];
+  for (const id of tracked) loaded.push(await loadRun(id));
+  reindex();
+  for (const r of loaded) {
+    for (const x of r.summaries) await buildEpisode(x.episodeId);
     for (const p of r.pendingIds) await buildEpisode(p);
   }
   await buildReport();
@@ -126,14 +136,17 @@ export async function serveLive(
     reportDirty = false;
     busy = busy.then(async () => {
       try {
+        // Summaries first (only when one was written or a run changed), so an episode that just
+        // ended is rebuilt with its failure modes.
+        if (rep) {
+          for (const id of runs.keys()) await loadRun(id);
+          reindex();
+        }
         for (const id of eps) {
           await buildEpisode(id);
           tell(`episode:${id}`);
         }
-        if (rep || eps.length) {
-          for (const id of runs.keys()) await loadRun(id);
-          if (await buildReport()) tell('report');
-        }
+        if ((rep || eps.length) && (await buildReport())) tell('report');
       } catch (e) {
         o.log?.(`live view: rebuild failed: ${(e as Error).message}`);
       }
@@ -149,6 +162,7 @@ export async function serveLive(
     } else if (c.kind === 'summary') {
       if (runs.has(c.runId)) {
         reportDirty = true;
+        dirty.add(c.id); // its page gets the failure modes
         soon();
       }
     } else if (follow && !runs.has(c.id)) {

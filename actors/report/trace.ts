@@ -4,6 +4,7 @@
  * round, where it was last right and first went wrong.
  */
 import type { EpisodeEvent } from '../../streams/index.js';
+import { rightWrong } from '../analysis/index.js';
 import type { EpisodeData, StageData, TraceSeries, VerdictView } from './format.js';
 
 /** The part of a verdict trace the report reads. */
@@ -47,18 +48,11 @@ export function recordedTrace(
   const by = new Map<string, TraceSeries['points']>();
   const add = (round: number, v: VerdictView, source: string) => {
     const m = typeof v.measured === 'number' ? v.measured : null;
-    by.set(v.criterion, [
-      ...(by.get(v.criterion) ?? []),
-      { round, passed: v.passed, score: v.score, measured: m, source },
-    ]);
+    let points = by.get(v.criterion);
+    if (!points) by.set(v.criterion, (points = []));
+    points.push({ round, passed: v.passed, score: v.score, measured: m, source });
   };
   for (const s of stages) for (const v of s.verdicts) add(s.round, v, `stage ${s.stage}`);
   for (const v of final?.verdicts ?? []) add(lastRound, v, 'final');
-  return [...by.entries()].map(([criterion, points]) => {
-    let lastRight: number | null = null;
-    for (const p of points) if (p.passed) lastRight = p.round;
-    const after = points.find((p) => !p.passed && (lastRight === null || p.round > lastRight));
-    const last = points[points.length - 1];
-    return { criterion, points, lastRight, firstWrong: last?.passed ? null : (after?.round ?? null) };
-  });
+  return [...by.entries()].map(([criterion, points]) => ({ criterion, points, ...rightWrong(points) }));
 }
